@@ -1,0 +1,111 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "syncd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "syncd", targets: ["syncd"]),
+        .executable(name: "syncctl", targets: ["syncctl"]),
+        .executable(name: "sync-server", targets: ["sync-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // libinotifytools, linked directly (Debian ships no pkg-config file for it).
+        .systemLibrary(name: "CInotify", providers: [.apt(["libinotifytools0-dev"])]),
+        // Shared vocabulary: paths, entries, chunking, hashing, wire types, errors.
+        .target(
+            name: "SyncCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+        // TOML configuration for syncd and sync-server.
+        .target(
+            name: "SyncConfig",
+            dependencies: ["SyncCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strict),
+        // The only place that touches libinotifytools.
+        .target(
+            name: "Inotify",
+            dependencies: ["CInotify", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        // The server: HTTP API, metadata store, chunk store.
+        .target(
+            name: "SyncServerKit",
+            dependencies: [
+                "SyncCore", "SyncConfig",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // HTTP client of the /v1 protocol (token single-flight, retries classified).
+        .target(
+            name: "SyncClient",
+            dependencies: [
+                "SyncCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // Control protocol between syncd and syncctl (status model, request types).
+        .target(
+            name: "SyncControl",
+            dependencies: [
+                "SyncCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict),
+        // The daemon: index, journal, scanner, watcher glue, engine, transfers, control server.
+        .target(
+            name: "SyncDaemon",
+            dependencies: [
+                "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "syncd",
+            dependencies: ["SyncDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "syncctl",
+            dependencies: ["SyncControl", "SyncConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "sync-server",
+            dependencies: ["SyncServerKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore"], swiftSettings: strict),
+        .testTarget(name: "SyncConfigTests", dependencies: ["SyncConfig"], swiftSettings: strict),
+        .testTarget(
+            name: "SyncServerTests",
+            dependencies: [
+                "SyncServerKit", "SyncCore", "SyncConfig",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict),
+        .testTarget(name: "SyncDaemonTests", dependencies: ["SyncDaemon", "SyncCore", "SyncConfig"], swiftSettings: strict),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,124 @@
+import CInotify
+import Foundation
+import Glibc
+
+/// The one owner of libinotifytools in this process. libinotifytools keeps
+/// process-global state, so every call into it happens on one dedicated
+/// thread; subscribers get the events below their root through an
+/// `AsyncStream` with a bounded buffer. A full buffer or a kernel queue
+/// overflow becomes `.rescanNeeded`, never a silent drop.
+public final class InotifyWatcher: @unchecked Sendable {
+    public static let shared = InotifyWatcher()
+
+    static let mask: Int32 = Int32(
+        bitPattern: UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
+            | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF))
+
+    private let commands = CommandQueue()
+    private let startLock = NSLock()
+    private var thread: Thread?
+    // Thread-owned state below: touched only on the watcher thread.
+    private var state = ThreadState()
+
+    private init() {}
+
+    /// Watches `root` recursively and returns its events. The result says how
+    /// many directories are watched, or why watching failed (the stream still
+    /// works for what could be watched).
+    public func subscribe(root: String, filter: WatchFilter = WatchFilter(), bufferLimit: Int = 65_536) async
+        -> (stream: AsyncStream<WatchMessage>, watched: Result<Int, WatchError>)
+    {
+        startIfNeeded()
+        let (stream, continuation) = AsyncStream<WatchMessage>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
+        let normalized = root.hasSuffix("/") ? String(root.dropLast()) : root
+        let result = await withCheckedContinuation { (reply: CheckedContinuation<Result<Int, WatchError>, Never>) in
+            commands.send(.subscribe(root: normalized, filter: filter, continuation: continuation) {
+                reply.resume(returning: $0)
+            })
+        }
+        continuation.onTermination = { [commands] _ in commands.send(.unsubscribe(root: normalized)) }
+        return (stream, result)
+    }
+
+    /// Watches a directory tree again (after a watch failure, for instance).
+    public func watch(path: String) async -> Result<Int, WatchError> {
+        startIfNeeded()
+        return await withCheckedContinuation { reply in
+            commands.send(.watch(path: path) { reply.resume(returning: $0) })
+        }
+    }
+
+    private func startIfNeeded() {
+        startLock.withLock {
+            guard thread == nil else { return }
+            let t = Thread { [self] in self.run() }
+            t.name = "inotify"
+            thread = t
+            t.start()
+        }
+    }
+
+    // MARK: - Watcher thread
+
+    private func run() {
+        guard inotifytools_initialize() != 0, let fd = InotifyFD.find() else {
+            state.initError = inotifytools_error()
+            failAllCommandsForever()
+            return
+        }
+        while true {
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: commands.eventFD, events: Int16(POLLIN), revents: 0)]
+            let timeout: Int32 = state.overflowPending ? 20 : -1
+            let n = poll(&fds, 2, timeout)
+            if n < 0 && errno != EINTR { break }
+            if fds[1].revents & Int16(POLLIN) != 0 {
+                for command in commands.drain() { handle(command) }
+            }
+            if fds[0].revents & Int16(POLLIN) != 0 { drainEvents() }
+            if state.overflowPending { state.deliverOverflow() }
+        }
+    }
+
+    private func failAllCommandsForever() {
+        let error = WatchError(path: "", errno: state.initError, maxUserWatches: Int(inotifytools_get_max_user_watches()))
+        while true {
+            var fds = [pollfd(fd: commands.eventFD, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, -1)
+            for command in commands.drain() {
+                switch command {
+                case .subscribe(let root, _, _, let reply):
+                    var e = error
+                    e.path = root
+                    reply(.failure(e))
+                case .watch(let path, let reply):
+                    var e = error
+                    e.path = path
+                    reply(.failure(e))
+                case .unsubscribe: break
+                }
+            }
+        }
+    }
+
+    private func handle(_ command: CommandQueue.Command) {
+        switch command {
+        case .subscribe(let root, let filter, let continuation, let reply):
+            state.subscribers[root] = Subscriber(continuation: continuation, filter: filter)
+            reply(TreeWatch.add(root, filter: filter))
+        case .watch(let path, let reply):
+            reply(TreeWatch.add(path, filter: state.filter(for: path)))
+        case .unsubscribe(let root):
+            state.subscribers[root]?.continuation.finish()
+            state.subscribers[root] = nil
+            _ = inotifytools_remove_watch_by_filename(root + "/")
+        }
+    }
+
+    private func drainEvents() {
+        while let raw = inotifytools_next_event(0) {
+            state.process(raw)
+        }
+        state.flushUnpairedMoves()
+    }
+}

@@ -1,0 +1,113 @@
+import CInotify
+import Foundation
+import Glibc
+
+/// Everything the watcher thread owns: subscribers, pending move halves and
+/// the overflow flag. Only ever touched on the watcher thread.
+struct Subscriber {
+    var continuation: AsyncStream<WatchMessage>.Continuation
+    var filter: WatchFilter
+}
+
+struct ThreadState {
+    var subscribers: [String: Subscriber] = [:]
+    var overflowPending = false
+    var initError: Int32 = 0
+    /// MOVED_FROM halves waiting for their MOVED_TO, by cookie.
+    private var pendingMoves: [UInt32: (path: String, isDirectory: Bool)] = [:]
+    private var pendingOrder: [UInt32] = []
+
+    mutating func process(_ raw: UnsafeMutablePointer<inotify_event>) {
+        let mask = raw.pointee.mask
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            overflowPending = true
+            deliverOverflow()
+            return
+        }
+        if mask & UInt32(IN_IGNORED) != 0 { return }
+        guard let path = Self.path(of: raw) else { return }
+        let isDirectory = mask & UInt32(IN_ISDIR) != 0
+
+        if mask & UInt32(IN_MOVED_FROM) != 0 {
+            pendingMoves[raw.pointee.cookie] = (path, isDirectory)
+            pendingOrder.append(raw.pointee.cookie)
+            return
+        }
+        var flags = InotifyEvent.Flags()
+        var from: String?
+        if mask & UInt32(IN_MOVED_TO) != 0 {
+            flags.insert(.movedTo)
+            if let half = pendingMoves.removeValue(forKey: raw.pointee.cookie) {
+                from = half.path
+                if isDirectory {
+                    // The kernel's watches follow the inodes; tell libinotifytools their new names.
+                    inotifytools_replace_filename(half.path + "/", path + "/")
+                }
+            } else if isDirectory {
+                watchNew(path)
+            }
+        }
+        if mask & UInt32(IN_CREATE) != 0 {
+            flags.insert(.created)
+            if isDirectory { watchNew(path) }
+        }
+        if mask & UInt32(IN_MODIFY) != 0 { flags.insert(.modified) }
+        if mask & UInt32(IN_CLOSE_WRITE) != 0 { flags.insert(.closedWrite) }
+        if mask & UInt32(IN_ATTRIB) != 0 { flags.insert(.attributes) }
+        if mask & UInt32(IN_DELETE) != 0 { flags.insert(.deleted) }
+        if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 { flags.insert(.selfGone) }
+        if flags.isEmpty { return }
+        deliver(.event(InotifyEvent(path: path, isDirectory: isDirectory, flags: flags, movedFrom: from)), for: path)
+    }
+
+    /// A MOVED_FROM whose MOVED_TO did not arrive in the same read left the
+    /// watched tree: it is a delete.
+    mutating func flushUnpairedMoves() {
+        for cookie in pendingOrder {
+            guard let half = pendingMoves.removeValue(forKey: cookie) else { continue }
+            if half.isDirectory { _ = inotifytools_remove_watch_by_filename(half.path + "/") }
+            deliver(.event(InotifyEvent(path: half.path, isDirectory: half.isDirectory, flags: .movedFrom)), for: half.path)
+        }
+        pendingOrder.removeAll(keepingCapacity: true)
+    }
+
+    /// A directory appeared: watch it (and what is already inside) unless ignored.
+    private mutating func watchNew(_ path: String) {
+        guard let filter = filter(for: path), filter.shouldWatch(path) else { return }
+        if case .failure(let error) = TreeWatch.add(path, filter: filter) {
+            deliver(.watchFailed(path: path, error: error), for: path)
+        }
+    }
+
+    func filter(for path: String) -> WatchFilter? {
+        subscribers.first { path == $0.key || path.hasPrefix($0.key + "/") }?.value.filter
+    }
+
+    private mutating func deliver(_ message: WatchMessage, for path: String) {
+        for (root, subscriber) in subscribers where path == root || path.hasPrefix(root + "/") {
+            if case .dropped = subscriber.continuation.yield(message) { overflowPending = true }
+        }
+    }
+
+    /// Tells every subscriber to rescan; stays pending until each accepted it.
+    mutating func deliverOverflow() {
+        var allDelivered = true
+        for subscriber in subscribers.values {
+            if case .dropped = subscriber.continuation.yield(.rescanNeeded) { allDelivered = false }
+        }
+        overflowPending = !allDelivered
+    }
+
+    static func path(of raw: UnsafeMutablePointer<inotify_event>) -> String? {
+        guard let dirC = inotifytools_filename_from_wd(raw.pointee.wd) else { return nil }
+        var dir = String(cString: dirC)
+        if raw.pointee.len == 0 {
+            if dir.hasSuffix("/") { dir.removeLast() }
+            return dir
+        }
+        let namePtr = UnsafeRawPointer(raw).advanced(by: MemoryLayout<inotify_event>.size)
+            .assumingMemoryBound(to: CChar.self)
+        let name = String(cString: namePtr)
+        return dir.hasSuffix("/") ? dir + name : dir + "/" + name
+    }
+}

@@ -1,0 +1,36 @@
+import CInotify
+import Glibc
+
+/// Adds watches for a directory and every directory below it that the
+/// filter admits. Runs on the watcher thread only.
+enum TreeWatch {
+    static func add(_ root: String, filter: WatchFilter?) -> Result<Int, WatchError> {
+        var stack = [root]
+        var added = 0
+        while let dir = stack.popLast() {
+            if inotifytools_watch_file(dir, InotifyWatcher.mask) == 0 {
+                let code = inotifytools_error()
+                if code == ENOENT || code == ENOTDIR { continue }  // gone meanwhile: its parent's event covers it
+                return .failure(WatchError(path: dir, errno: code, maxUserWatches: Int(inotifytools_get_max_user_watches())))
+            }
+            added += 1
+            guard let handle = opendir(dir) else { continue }
+            defer { closedir(handle) }
+            while let entry = readdir(handle) {
+                let type = entry.pointee.d_type
+                let name = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                if name == "." || name == ".." { continue }
+                let child = dir + "/" + name
+                var isDirectory = type == UInt8(DT_DIR)
+                if type == UInt8(DT_UNKNOWN) {
+                    var st = stat()
+                    isDirectory = lstat(child, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+                }
+                if isDirectory && filter?.shouldWatch(child) != false { stack.append(child) }
+            }
+        }
+        return .success(added)
+    }
+}

@@ -1,0 +1,61 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import SyncCore
+
+extension RemoteClient {
+    static func folderPath(_ folder: String) -> String {
+        "/v1/folders/" + (folder.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? folder)
+    }
+
+    /// Authenticates now (the daemon does this at start to report a bad credential early).
+    public func authenticate() async throws(RemoteError) {
+        _ = try await currentToken()
+    }
+
+    public func missingChunks(folder: String, hashes: [String]) async throws(RemoteError) -> [String] {
+        guard !hashes.isEmpty else { return [] }
+        let body = try encode(MissingChunksRequest(hashes: hashes))
+        let response = try await send(.POST, Self.folderPath(folder) + "/chunks/missing", body: body)
+        return try decode(MissingChunksResponse.self, response.body).missing
+    }
+
+    public func putChunk(folder: String, hash: String, bytes: [UInt8]) async throws(RemoteError) {
+        _ = try await send(
+            .PUT, Self.folderPath(folder) + "/chunks/" + hash, body: bytes, contentType: "application/octet-stream",
+            timeout: .seconds(300))
+    }
+
+    public func putChunkBatch(folder: String, chunks: [(hash: String, bytes: [UInt8])]) async throws(RemoteError) {
+        guard !chunks.isEmpty else { return }
+        _ = try await send(
+            .POST, Self.folderPath(folder) + "/chunks/batch", body: ChunkBatch.encode(chunks),
+            contentType: "application/octet-stream", timeout: .seconds(300))
+    }
+
+    public func getChunk(folder: String, hash: String) async throws(RemoteError) -> [UInt8] {
+        try await send(.GET, Self.folderPath(folder) + "/chunks/" + hash, timeout: .seconds(300)).body
+    }
+
+    public func commit(folder: String, changes: [CommitChange]) async throws(RemoteError) -> CommitResponse {
+        let body = try encode(CommitRequest(changes: changes))
+        let response = try await send(.POST, Self.folderPath(folder) + "/commit", body: body, timeout: .seconds(120))
+        return try decode(CommitResponse.self, response.body)
+    }
+
+    /// The change feed; with `waitSeconds` > 0 the server holds the request until something changes.
+    public func changes(folder: String, since: Int64, waitSeconds: Int = 0, limit: Int = 1000) async throws(RemoteError)
+        -> ChangesResponse
+    {
+        let path = Self.folderPath(folder) + "/changes?since=\(since)&wait=\(waitSeconds)&limit=\(limit)"
+        let response = try await send(.GET, path, timeout: .seconds(Int64(waitSeconds) + 30))
+        return try decode(ChangesResponse.self, response.body)
+    }
+}
+
+extension RemoteClient {
+    /// An unauthenticated GET (health checks).
+    public static func probe(_ url: String, http: HTTPClient = .shared) async throws -> (status: Int, body: [UInt8]) {
+        try await execute(http, HTTPClientRequest(url: url), timeout: .seconds(5))
+    }
+}

@@ -1,0 +1,131 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import SyncCore
+
+/// Client of the server's `/v1` protocol. Holds the access token; concurrent
+/// requests that find it expired share one refresh.
+public actor RemoteClient {
+    public let baseURL: String
+    private let credential: String
+    private let http: HTTPClient
+    private let logger: Logger
+    private var token: String?
+    private var refreshing: Task<String, any Error>?
+    public private(set) var deviceName: String?
+
+    public init(baseURL: String, credential: String, http: HTTPClient = .shared, logger: Logger) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.credential = credential.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.http = http
+        self.logger = logger
+    }
+
+    // MARK: Token
+
+    func currentToken() async throws(RemoteError) -> String {
+        if let token { return token }
+        return try await refreshToken(replacing: nil)
+    }
+
+    /// One refresh at a time; a caller whose token was already replaced just takes the new one.
+    func refreshToken(replacing stale: String?) async throws(RemoteError) -> String {
+        if let token, token != stale { return token }
+        if let refreshing { return try await Self.await(refreshing) }
+        let task = Task { [baseURL, credential, http] () throws -> TokenResponse in
+            try await Self.exchange(baseURL: baseURL, credential: credential, http: http)
+        }
+        let stringTask = Task { () throws -> String in try await task.value.accessToken }
+        refreshing = stringTask
+        defer { refreshing = nil }
+        do {
+            let response = try await task.value
+            token = response.accessToken
+            deviceName = response.deviceName
+            return response.accessToken
+        } catch let error as RemoteError {
+            throw error
+        } catch {
+            throw RemoteError.connection(error)
+        }
+    }
+
+    private static func await(_ task: Task<String, any Error>) async throws(RemoteError) -> String {
+        do { return try await task.value } catch let error as RemoteError { throw error } catch {
+            throw RemoteError.connection(error)
+        }
+    }
+
+    private static func exchange(baseURL: String, credential: String, http: HTTPClient) async throws -> TokenResponse {
+        var request = HTTPClientRequest(url: baseURL + "/v1/auth/token")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(TokenRequest(credential: credential))))
+        let (status, body) = try await execute(http, request, timeout: .seconds(30))
+        guard status == 200 else {
+            var error = RemoteError.classify(status: status, body: decodeErrorBody(body))
+            if status == 401 { error.message = "the server rejected this device's credential: " + error.message }
+            throw error
+        }
+        return try JSONDecoder().decode(TokenResponse.self, from: Data(body))
+    }
+
+    // MARK: Sending
+
+    /// Sends an authenticated request; on 401 refreshes the token once and retries once.
+    func send(
+        _ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, contentType: String = "application/json",
+        timeout: TimeAmount = .seconds(60), headers extra: [(String, String)] = []
+    ) async throws(RemoteError) -> (status: Int, body: [UInt8]) {
+        var token = try await currentToken()
+        for attempt in 0..<2 {
+            var request = HTTPClientRequest(url: baseURL + path)
+            request.method = method
+            request.headers.add(name: "Authorization", value: "Bearer " + token)
+            for (name, value) in extra { request.headers.add(name: name, value: value) }
+            if let body {
+                request.headers.add(name: "Content-Type", value: contentType)
+                request.body = .bytes(ByteBuffer(bytes: body))
+            }
+            let result: (Int, [UInt8])
+            do {
+                result = try await Self.execute(http, request, timeout: timeout)
+            } catch {
+                throw RemoteError.connection(error)
+            }
+            if result.0 == 401 && attempt == 0 {
+                logger.debug("access token rejected, refreshing")
+                self.token = nil
+                token = try await refreshToken(replacing: token)
+                continue
+            }
+            if (200..<300).contains(result.0) { return result }
+            throw RemoteError.classify(status: result.0, body: Self.decodeErrorBody(result.1))
+        }
+        throw RemoteError(kind: .unauthorized, status: 401, code: "unauthorized", message: "access token rejected twice")
+    }
+
+    static func execute(_ http: HTTPClient, _ request: HTTPClientRequest, timeout: TimeAmount) async throws -> (Int, [UInt8]) {
+        let response = try await http.execute(request, timeout: timeout)
+        let buffer = try await response.body.collect(upTo: 256 << 20)
+        return (Int(response.status.code), Array(buffer.readableBytesView))
+    }
+
+    static func decodeErrorBody(_ body: [UInt8]) -> ErrorBody? {
+        do { return try JSONDecoder().decode(ErrorBody.self, from: Data(body)) } catch { return nil }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(RemoteError) -> T {
+        do { return try JSONDecoder().decode(type, from: Data(body)) } catch {
+            throw RemoteError(kind: .permanent, code: "bad_response", message: "cannot decode \(T.self)", underlying: "\(error)")
+        }
+    }
+
+    func encode<T: Encodable>(_ value: T) throws(RemoteError) -> [UInt8] {
+        do { return Array(try JSONEncoder().encode(value)) } catch {
+            throw RemoteError(kind: .permanent, code: "encode", message: "cannot encode \(T.self)", underlying: "\(error)")
+        }
+    }
+}

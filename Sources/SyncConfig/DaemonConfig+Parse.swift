@@ -1,0 +1,142 @@
+import Foundation
+import TOMLKit
+
+/// Turns the TOML of a syncd config into a `DaemonConfig`, key by key.
+struct DaemonConfigParser {
+    let file: String
+    let environment: [String: String]
+    /// Directory of the config file: relative paths resolve against it.
+    let base: String
+
+    static let rootKeys = ["daemon", "server", "transfer", "folder"]
+    static let daemonKeys = ["state_dir", "control_socket", "log_level"]
+    static let serverKeys = ["url", "credential_file"]
+    static let transferKeys = ["max_concurrent", "upload_limit"]
+    static let folderKeys = ["id", "path", "ignore", "settle", "rescan_interval", "max_delete_fraction"]
+
+    init(file: String, environment: [String: String]) {
+        self.file = file
+        self.environment = environment
+        self.base = TOMLReader.directory(of: file)
+    }
+
+    func parse(_ text: String) throws(ConfigError) -> DaemonConfig {
+        let root = try TOMLReader.document(text, file: file, known: Self.rootKeys)
+        let daemon = try parseDaemon(root.section("daemon", known: Self.daemonKeys))
+        guard let serverSection = try root.subtable("server", known: Self.serverKeys) else {
+            throw root.error("server", "missing required table [server] (with url and credential_file)")
+        }
+        let server = try parseServer(serverSection)
+        let transfer = try parseTransfer(root.section("transfer", known: Self.transferKeys))
+        let folderSections = try root.tableArray("folder", known: Self.folderKeys) ?? []
+        guard !folderSections.isEmpty else {
+            throw root.error("folder", "at least one [[folder]] table is required (with id and path)")
+        }
+        var folders: [DaemonConfig.Folder] = []
+        for section in folderSections {
+            folders.append(try parseFolder(section))
+        }
+        return DaemonConfig(file: file, daemon: daemon, server: server, transfer: transfer, folders: folders)
+    }
+
+    private func path(_ reader: TOMLReader, _ key: String, default fallback: String? = nil) throws(ConfigError) -> String? {
+        if let raw = try reader.string(key, expected: "a path string") {
+            return try reader.expandPath(key, raw, environment: environment, base: base)
+        }
+        guard let fallback else { return nil }
+        do {
+            return try PathExpansion.expand(fallback, environment: environment, relativeTo: base)
+        } catch {
+            throw reader.error(key, "cannot expand the default \"\(fallback)\": \(error); set \(key) explicitly")
+        }
+    }
+
+    private func parseDaemon(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Daemon {
+        let stateDir = try path(reader, "state_dir", default: DaemonConfig.defaultStateDir) ?? ""
+        let socket = try path(reader, "control_socket") ?? stateDir + "/" + DaemonConfig.controlSocketName
+        let logLevel = try reader.string("log_level") ?? DaemonConfig.defaultLogLevel
+        guard DaemonConfig.logLevels.contains(logLevel) else {
+            throw reader.error("log_level", "invalid log level: " + Suggest.oneOf(DaemonConfig.logLevels, got: logLevel))
+        }
+        return DaemonConfig.Daemon(stateDir: stateDir, controlSocket: socket, logLevel: logLevel)
+    }
+
+    private func parseServer(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Server {
+        let url = try reader.required(reader.string("url"), "url", "a string such as \"http://127.0.0.1:8417\"")
+        if let problem = Self.urlProblem(url) {
+            throw reader.error("url", "invalid server URL \"\(url)\": \(problem)")
+        }
+        let credential = try reader.required(path(reader, "credential_file"), "credential_file",
+                                             "the path of this device's credential file")
+        return DaemonConfig.Server(url: url, credentialFile: credential)
+    }
+
+    /// Why `url` is not an acceptable server URL, or nil when it is.
+    static func urlProblem(_ url: String) -> String? {
+        let expected = "expected http://HOST[:PORT][/PATH], e.g. \"http://127.0.0.1:8417\""
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme else { return expected }
+        guard scheme.lowercased() == "http" else {
+            return "scheme \"\(scheme)\" is not supported; \(expected)"
+        }
+        guard let host = parts.host, !host.isEmpty else { return "no host; \(expected)" }
+        if let port = parts.port, !(1...65535).contains(port) { return "port \(port) is out of range 1-65535" }
+        if parts.user != nil || parts.password != nil {
+            return "user information is not allowed in the URL; the credential goes in credential_file"
+        }
+        if parts.query != nil || parts.fragment != nil { return "a query or fragment is not allowed; \(expected)" }
+        return nil
+    }
+
+    private func parseTransfer(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Transfer {
+        let maxConcurrent = try reader.int("max_concurrent", in: DaemonConfig.maxConcurrentRange)
+            ?? DaemonConfig.defaultMaxConcurrent
+        var limit = ByteSize.zero
+        if let value = reader.table["upload_limit"] {
+            if let bytes = value.int, bytes >= 0 {
+                limit = ByteSize(bytes: Int64(bytes))
+            } else if let text = value.string {
+                guard let parsed = ByteSize.parseRate(text) else {
+                    throw reader.error("upload_limit", "invalid size \"\(text)\": expected \"0\" (unlimited) or a size per second such as \"10MiB/s\", \"512KiB/s\", \"10MB/s\" (units B, KB, KiB, MB, MiB, GB, GiB, TB, TiB; case-sensitive)")
+                }
+                limit = parsed
+            } else if value.int != nil {
+                throw reader.error("upload_limit", "out of range: a rate cannot be negative; use 0 for unlimited")
+            } else {
+                throw reader.wrongType("upload_limit", expected: "a size string such as \"10MiB/s\"", got: value)
+            }
+        }
+        return DaemonConfig.Transfer(maxConcurrent: maxConcurrent, uploadLimit: limit)
+    }
+
+    private func parseFolder(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Folder {
+        let id = try reader.required(reader.string("id"), "id", "a string of 1-64 characters from A-Z a-z 0-9 . _ -")
+        if let problem = Self.idProblem(id) {
+            throw reader.error("id", "invalid folder id \"\(id)\": \(problem)")
+        }
+        let path = try reader.required(path(reader, "path"), "path", "the path of the local folder to sync")
+        let ignore = try reader.stringArray("ignore") ?? []
+        let settle = try reader.duration("settle") ?? DaemonConfig.defaultSettle
+        let rescan = try reader.duration("rescan_interval") ?? DaemonConfig.defaultRescanInterval
+        guard rescan > .zero else {
+            throw reader.error("rescan_interval", "out of range: must be greater than 0, e.g. \"1h\"")
+        }
+        let fraction = try reader.number("max_delete_fraction") ?? DaemonConfig.defaultMaxDeleteFraction
+        guard fraction > 0, fraction <= 1 else {
+            throw reader.error("max_delete_fraction",
+                               "out of range: expected a number greater than 0 and at most 1 (e.g. 0.5), got \(fraction)")
+        }
+        return DaemonConfig.Folder(id: id, path: path, ignore: ignore, settle: settle,
+                                   rescanInterval: rescan, maxDeleteFraction: fraction)
+    }
+
+    /// Why `id` is not a valid folder id, or nil when it is.
+    static func idProblem(_ id: String) -> String? {
+        guard (1...64).contains(id.count) else { return "must be 1 to 64 characters long, got \(id.count)" }
+        let allowed: (Character) -> Bool = { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+        if let bad = id.first(where: { !allowed($0) }) {
+            return "character \"\(bad)\" is not allowed; use only A-Z a-z 0-9 . _ -"
+        }
+        if id == "." || id == ".." { return "\".\" and \"..\" are reserved" }
+        return nil
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// The configuration of `sync-server` (see `Config/sync-server.toml` and `docs/configuration.md`).
+public struct ServerConfig: Sendable, Equatable {
+    /// Path of the config file, as given.
+    public var file: String
+    /// Address to listen on, from `[server].listen`; an IPv6 address without brackets.
+    public var host: String
+    /// Port to listen on; 0 picks a free port.
+    public var port: Int
+    /// Absolute path of the server's data directory (SQLite database, blobs).
+    public var dataDir: String
+    /// Metadata store: "sqlite".
+    public var metadata: String
+    /// Blob store: "filesystem".
+    public var blobs: String
+    /// How long old versions and deleted files are kept.
+    public var retention: Duration
+
+    public init(
+        file: String, host: String = "127.0.0.1", port: Int = 8417, dataDir: String,
+        metadata: String = "sqlite", blobs: String = "filesystem", retention: Duration = ServerConfig.defaultRetention
+    ) {
+        self.file = file
+        self.host = host
+        self.port = port
+        self.dataDir = dataDir
+        self.metadata = metadata
+        self.blobs = blobs
+        self.retention = retention
+    }
+
+    public static let defaultListen = "127.0.0.1:8417"
+    public static let defaultDataDir = "~/.local/share/sync-server"
+    public static let defaultRetention: Duration = .seconds(30 * 86_400)
+
+    static let rootKeys = ["server", "storage"]
+    static let serverKeys = ["listen", "data_dir"]
+    static let storageKeys = ["metadata", "blobs", "retention"]
+
+    /// Reads, parses and validates a sync-server config file. `data_dir` need not exist.
+    public static func load(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) -> ServerConfig {
+        let text = try TOMLReader.readFile(path)
+        return try parse(toml: text, file: path, environment: environment)
+    }
+
+    /// Parses and validates config text; `file` names it in errors and anchors relative paths.
+    public static func parse(
+        toml: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) -> ServerConfig {
+        let root = try TOMLReader.document(toml, file: file, known: rootKeys)
+        let server = try root.section("server", known: serverKeys)
+        let storage = try root.section("storage", known: storageKeys)
+
+        let listen = try server.string("listen", expected: "a string such as \"127.0.0.1:8417\"") ?? defaultListen
+        let (host, port) = try parseListen(listen, reader: server)
+
+        let base = TOMLReader.directory(of: file)
+        let dataDir: String
+        if let raw = try server.string("data_dir", expected: "a path string") {
+            dataDir = try server.expandPath("data_dir", raw, environment: environment, base: base)
+        } else {
+            do {
+                dataDir = try PathExpansion.expand(defaultDataDir, environment: environment, relativeTo: base)
+            } catch {
+                throw server.error("data_dir", "cannot expand the default \"\(defaultDataDir)\": \(error); set data_dir explicitly")
+            }
+        }
+
+        let metadata = try storage.string("metadata") ?? "sqlite"
+        try checkStore(metadata, key: "metadata", supported: "sqlite",
+                       later: ["postgres://", "postgresql://"], reader: storage)
+        let blobs = try storage.string("blobs") ?? "filesystem"
+        try checkStore(blobs, key: "blobs", supported: "filesystem", later: ["s3://"], reader: storage)
+        let retention = try storage.duration("retention") ?? defaultRetention
+
+        return ServerConfig(file: file, host: host, port: port, dataDir: dataDir,
+                            metadata: metadata, blobs: blobs, retention: retention)
+    }
+
+    private static func checkStore(
+        _ value: String, key: String, supported: String, later: [String], reader: TOMLReader
+    ) throws(ConfigError) {
+        if value == supported { return }
+        if later.contains(where: { value.hasPrefix($0) }) {
+            throw reader.error(key, "\"\(value)\" is not supported yet; only \"\(supported)\" is")
+        }
+        throw reader.error(key, "invalid \(key) store: " + Suggest.oneOf([supported], got: value))
+    }
+
+    /// Splits `HOST:PORT` or `[IPV6]:PORT`; port 0...65535.
+    static func parseListen(_ listen: String, reader: TOMLReader) throws(ConfigError) -> (host: String, port: Int) {
+        let expected = "expected HOST:PORT or [IPV6]:PORT, e.g. \"127.0.0.1:8417\" or \"[::1]:8417\""
+        func fail(_ why: String) -> ConfigError {
+            reader.error("listen", "invalid listen address \"\(listen)\": \(why)")
+        }
+        let host: Substring
+        let portText: Substring
+        if listen.hasPrefix("[") {
+            guard let close = listen.firstIndex(of: "]") else { throw fail("missing \"]\"; \(expected)") }
+            host = listen[listen.index(after: listen.startIndex)..<close]
+            let afterBracket = listen[listen.index(after: close)...]
+            guard afterBracket.first == ":" else { throw fail("missing \":PORT\" after \"]\"; \(expected)") }
+            portText = afterBracket.dropFirst()
+            let ipv6Chars = "0123456789abcdefABCDEF:."
+            guard host.contains(":"), host.allSatisfy({ ipv6Chars.contains($0) }) else {
+                throw fail("\"\(host)\" is not an IPv6 address; \(expected)")
+            }
+        } else {
+            guard let colon = listen.lastIndex(of: ":") else { throw fail("missing \":PORT\"; \(expected)") }
+            host = listen[..<colon]
+            portText = listen[listen.index(after: colon)...]
+            if host.contains(":") { throw fail("an IPv6 address must be in brackets, e.g. \"[::1]:8417\"") }
+            let hostChars: (Character) -> Bool = { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+            guard !host.isEmpty, host.allSatisfy(hostChars) else {
+                throw fail("\"\(host)\" is not a host name or IPv4 address; \(expected)")
+            }
+        }
+        guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCIIDigit), let port = Int(portText) else {
+            throw fail("port \"\(portText)\" is not a number; \(expected)")
+        }
+        guard port <= 65535 else { throw fail("port \(port) is out of range 0-65535") }
+        return (String(host), port)
+    }
+}

@@ -1,0 +1,73 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// syncctl's side of the control socket: HTTP/1.1 over a Unix socket.
+public struct ControlClient: Sendable {
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        /// No daemon listens on the socket (exit status 2).
+        case unreachable(socket: String, reason: String)
+        /// The daemon answered with an error (exit status 1).
+        case failed(String)
+
+        public var description: String {
+            switch self {
+            case .unreachable(let socket, let reason): "syncd is not running (no answer on \(socket): \(reason))"
+            case .failed(let message): message
+            }
+        }
+    }
+
+    public let socketPath: String
+
+    public init(socketPath: String) { self.socketPath = socketPath }
+
+    public func status() async throws(Failure) -> StatusReport {
+        try decode(StatusReport.self, try await request(.GET, "/v1/status"))
+    }
+
+    public func pause(folder: String?) async throws(Failure) -> FolderActionReply {
+        try decode(FolderActionReply.self, try await request(.POST, "/v1/pause" + query(folder)))
+    }
+
+    public func resume(folder: String?) async throws(Failure) -> FolderActionReply {
+        try decode(FolderActionReply.self, try await request(.POST, "/v1/resume" + query(folder)))
+    }
+
+    private func query(_ folder: String?) -> String {
+        guard let folder else { return "" }
+        return "?folder=" + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder)
+    }
+
+    private func request(_ method: HTTPMethod, _ path: String) async throws(Failure) -> [UInt8] {
+        guard let url = URL(httpURLWithSocketPath: socketPath, uri: path) else {
+            throw .failed("bad control socket path \(socketPath)")
+        }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = method
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        } catch {
+            throw .unreachable(socket: socketPath, reason: "\(error)")
+        }
+        let body: [UInt8]
+        do {
+            body = Array(try await response.body.collect(upTo: 16 << 20).readableBytesView)
+        } catch {
+            throw .failed("reading the daemon's answer: \(error)")
+        }
+        guard response.status == .ok else {
+            let text = String(decoding: body, as: UTF8.self)
+            throw .failed("syncd: \(text.isEmpty ? response.status.description : text)")
+        }
+        return body
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(Failure) -> T {
+        do { return try JSONDecoder().decode(type, from: Data(body)) } catch {
+            throw .failed("cannot read the daemon's answer: \(error)")
+        }
+    }
+}

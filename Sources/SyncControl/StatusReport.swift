@@ -1,0 +1,115 @@
+/// What `syncctl status --json` prints: the public contract of DESIGN.md §2.
+/// Fields may be added; none may be renamed.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public struct Daemon: Codable, Sendable, Equatable {
+        public var version: String
+        public var pid: Int32
+        public var uptimeS: Double
+        public init(version: String, pid: Int32, uptimeS: Double) {
+            self.version = version
+            self.pid = pid
+            self.uptimeS = uptimeS
+        }
+        enum CodingKeys: String, CodingKey {
+            case version, pid
+            case uptimeS = "uptime_s"
+        }
+    }
+
+    public var daemon: Daemon
+    public var folders: [FolderStatus]
+
+    public init(daemon: Daemon, folders: [FolderStatus]) {
+        self.daemon = daemon
+        self.folders = folders
+    }
+}
+
+public enum FolderState: String, Codable, Sendable, Equatable {
+    case starting, scanning, idle, syncing, paused, offline
+    case waitingForApproval = "waiting_for_approval"
+    case error
+}
+
+public struct Transfer: Codable, Sendable, Equatable {
+    public var path: String
+    public var direction: String  // "upload" or "download"
+    public var bytesDone: Int64
+    public var bytesTotal: Int64
+    public init(path: String, direction: String, bytesDone: Int64, bytesTotal: Int64) {
+        self.path = path
+        self.direction = direction
+        self.bytesDone = bytesDone
+        self.bytesTotal = bytesTotal
+    }
+    enum CodingKeys: String, CodingKey {
+        case path, direction
+        case bytesDone = "bytes_done"
+        case bytesTotal = "bytes_total"
+    }
+}
+
+public struct PathErrorStatus: Codable, Sendable, Equatable {
+    public var path: String
+    public var message: String
+    /// ISO 8601, or nil when it will not be retried by itself.
+    public var retryAt: String?
+    public init(path: String, message: String, retryAt: String?) {
+        self.path = path
+        self.message = message
+        self.retryAt = retryAt
+    }
+    enum CodingKeys: String, CodingKey {
+        case path, message
+        case retryAt = "retry_at"
+    }
+}
+
+public struct FolderStatus: Codable, Sendable, Equatable {
+    public var id: String
+    public var path: String
+    public var state: FolderState
+    public var pendingUploads: Int
+    public var pendingDownloads: Int
+    public var transferring: [Transfer]
+    public var conflicts: Int
+    public var errors: [PathErrorStatus]
+    /// ISO 8601 of the last moment nothing was pending, nil before the first.
+    public var lastSyncedAt: String?
+    public var remoteCursor: Int64
+    /// Directories under inotify watch (extension).
+    public var watchedDirectories: Int
+
+    public init(
+        id: String, path: String, state: FolderState, pendingUploads: Int, pendingDownloads: Int,
+        transferring: [Transfer], conflicts: Int, errors: [PathErrorStatus], lastSyncedAt: String?,
+        remoteCursor: Int64, watchedDirectories: Int
+    ) {
+        self.id = id
+        self.path = path
+        self.state = state
+        self.pendingUploads = pendingUploads
+        self.pendingDownloads = pendingDownloads
+        self.transferring = transferring
+        self.conflicts = conflicts
+        self.errors = errors
+        self.lastSyncedAt = lastSyncedAt
+        self.remoteCursor = remoteCursor
+        self.watchedDirectories = watchedDirectories
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, path, state, transferring, conflicts, errors
+        case pendingUploads = "pending_uploads"
+        case pendingDownloads = "pending_downloads"
+        case lastSyncedAt = "last_synced_at"
+        case remoteCursor = "remote_cursor"
+        case watchedDirectories = "watched_directories"
+    }
+}
+
+/// Answer of `pause` / `resume`.
+public struct FolderActionReply: Codable, Sendable, Equatable {
+    public var folders: [String]
+    public init(folders: [String]) { self.folders = folders }
+}

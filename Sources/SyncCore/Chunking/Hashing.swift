@@ -1,0 +1,51 @@
+import Crypto
+import Foundation
+
+/// SHA-256 helpers. Hashes travel as lowercase hex strings of 64 characters.
+public enum Hashing {
+    public static func sha256Hex<D: DataProtocol>(_ data: D) -> String {
+        hex(SHA256.hash(data: data))
+    }
+
+    public static func sha256Hex(_ buffer: UnsafeRawBufferPointer) -> String {
+        hex(SHA256.hash(data: buffer))
+    }
+
+    /// The content hash of an entry: SHA-256 over the concatenated raw chunk
+    /// hashes. An empty file has no chunks and hashes to SHA-256("").
+    public static func contentHash(chunks: [String]) -> String {
+        var hasher = SHA256()
+        for chunk in chunks {
+            if let raw = rawBytes(hex: chunk) { hasher.update(data: raw) }
+        }
+        return hex(hasher.finalize())
+    }
+
+    public static func isValidHex(_ s: String) -> Bool {
+        s.utf8.count == 64 && s.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    public static func rawBytes(hex: String) -> [UInt8]? {
+        guard isValidHex(hex) else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(32)
+        var high: UInt8 = 0
+        for (i, c) in hex.utf8.enumerated() {
+            let v = c <= 57 ? c - 48 : c - 87
+            if i % 2 == 0 { high = v } else { out.append(high << 4 | v) }
+        }
+        return out
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    public static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+        var chars = [UInt8]()
+        chars.reserveCapacity(64)
+        for b in bytes {
+            chars.append(digits[Int(b >> 4)])
+            chars.append(digits[Int(b & 0x0f)])
+        }
+        return String(decoding: chars, as: UTF8.self)
+    }
+}

@@ -1,0 +1,6 @@
+/// What a path is. Symlinks are synced as links and never followed.
+public enum EntryKind: String, Codable, Sendable, Equatable {
+    case file
+    case directory
+    case symlink
+}

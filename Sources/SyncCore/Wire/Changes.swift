@@ -1,0 +1,32 @@
+/// `GET /v1/folders/{folder}/changes?since=N&wait=S&limit=L`: entries with rev > since, oldest first.
+public struct ChangesResponse: Codable, Sendable {
+    public var entries: [WireEntry]
+    /// Pass as `since` next time.
+    public var cursor: Int64
+    public var hasMore: Bool
+
+    public init(entries: [WireEntry], cursor: Int64, hasMore: Bool) {
+        self.entries = entries
+        self.cursor = cursor
+        self.hasMore = hasMore
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case entries, cursor
+        case hasMore = "has_more"
+    }
+}
+
+/// Every non-2xx answer carries `{"error": {"code": ..., "message": ...}}`.
+public struct ErrorBody: Codable, Sendable {
+    public struct Detail: Codable, Sendable {
+        public var code: String
+        public var message: String
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+    public var error: Detail
+    public init(code: String, message: String) { self.error = Detail(code: code, message: message) }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import SyncControl
+
+/// The daemon's side of the control socket: HTTP/1.1 on a Unix socket with
+/// mode 0600 inside the (0700) state directory. Routes mirror `syncctl` verbs.
+enum ControlServer {
+    static func application(socketPath: String, daemon: DaemonState, logger: Logger) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/v1/status") { _, _ in
+            try json(await daemon.report())
+        }
+        router.post("/v1/pause") { request, _ in
+            try json(FolderActionReply(folders: try await daemon.setPaused(true, folder: request.uri.queryParameters["folder"].map(String.init))))
+        }
+        router.post("/v1/resume") { request, _ in
+            try json(FolderActionReply(folders: try await daemon.setPaused(false, folder: request.uri.queryParameters["folder"].map(String.init))))
+        }
+        return Application(
+            router: router,
+            configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: "syncd"),
+            onServerRunning: { _ in
+                // Only the owner may talk to the daemon.
+                if chmod(socketPath, 0o600) != 0 {
+                    logger.error("cannot chmod control socket", metadata: ["path": "\(socketPath)", "errno": "\(errno)"])
+                }
+                logger.info("control socket ready", metadata: ["path": "\(socketPath)"])
+            },
+            logger: logger)
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(value)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// What the control server needs from the running daemon.
+final class DaemonState: Sendable {
+    let engines: [FolderEngine]
+    let version: String
+    let started = Date()
+
+    init(engines: [FolderEngine], version: String) {
+        self.engines = engines
+        self.version = version
+    }
+
+    func report() async throws -> StatusReport {
+        var folders: [FolderStatus] = []
+        for engine in engines { folders.append(try await engine.status()) }
+        return StatusReport(
+            daemon: .init(version: version, pid: getpid(), uptimeS: Date().timeIntervalSince(started)), folders: folders)
+    }
+
+    /// Pauses or resumes one folder (or all when `folder` is nil); names the folders touched.
+    func setPaused(_ paused: Bool, folder: String?) async throws -> [String] {
+        let chosen = engines.filter { folder == nil || $0.id == folder }
+        guard !chosen.isEmpty else {
+            throw HTTPError(.notFound, message: "no folder with id \(folder ?? "")")
+        }
+        for engine in chosen { try await engine.setPaused(paused) }
+        return chosen.map(\.id)
+    }
+}

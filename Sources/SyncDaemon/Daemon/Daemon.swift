@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SyncClient
+import SyncConfig
+
+/// Builds the daemon's parts from a config and runs them as services until
+/// SIGTERM/SIGINT. Pending work stays in the journal across stops.
+public enum Daemon {
+    public static let version = "0.1.0"
+
+    public static func run(config: DaemonConfig, logger: Logger) async throws {
+        let credential = try Startup.readCredential(config.server.credentialFile)
+        try Startup.makePrivateDirectory(config.daemon.stateDir)
+        let index: IndexStore
+        do {
+            index = try IndexStore(path: config.daemon.stateDir + "/index.sqlite")
+            try index.resumeInterrupted()
+        } catch {
+            throw DaemonError(.index, "cannot open the index in \(config.daemon.stateDir)", underlying: error)
+        }
+        let remote = RemoteClient(baseURL: config.server.url, credential: credential, logger: logger)
+        do {
+            try await remote.authenticate()
+        } catch where error.kind == .unauthorized {
+            throw DaemonError(.credentialRejected, "the server at \(config.server.url) rejected the device credential", underlying: error)
+        } catch {
+            logger.warning("server not reachable yet; changes are journaled and sent when it is", metadata: ["error": "\(error)"])
+        }
+        let engines = config.folders.map { folder in
+            makeEngine(folder: folder, config: config, index: index, remote: remote, logger: logger)
+        }
+        try Startup.claimSocket(config.daemon.controlSocket)
+        let control = ControlServer.application(
+            socketPath: config.daemon.controlSocket, daemon: DaemonState(engines: engines, version: version), logger: logger)
+        let services: [any Service] = [control] + engines.map { FolderService(engine: $0) }
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        logger.info("syncd started", metadata: ["version": "\(version)", "folders": "\(engines.count)"])
+        try await group.run()
+        logger.info("syncd stopped")
+    }
+
+    static func makeEngine(
+        folder: DaemonConfig.Folder, config: DaemonConfig, index: IndexStore, remote: RemoteClient, logger: Logger
+    ) -> FolderEngine {
+        var folderLogger = logger
+        folderLogger[metadataKey: "folder"] = "\(folder.id)"
+        let progress = TransferProgress()
+        let uploader = Uploader(
+            folder: folder.id, index: index, remote: remote, preparer: Preparer(root: folder.path), progress: progress,
+            maxConcurrent: config.transfer.maxConcurrent, logger: folderLogger)
+        let queue = TransferQueue(folder: folder.id, index: index, uploader: uploader, logger: folderLogger)
+        // Never sync our own state if someone put it inside a folder.
+        let excluded = [config.daemon.stateDir].compactMap { dir -> String? in
+            dir.hasPrefix(folder.path + "/") ? String(dir.dropFirst(folder.path.count + 1)) : nil
+        }
+        return FolderEngine(
+            config: folder, index: index, queue: queue, progress: progress, excluded: excluded, logger: folderLogger)
+    }
+}
+
+/// Runs one folder engine as a service; graceful shutdown cancels it.
+struct FolderService: Service {
+    let engine: FolderEngine
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await engine.run()
+        }
+    }
+}

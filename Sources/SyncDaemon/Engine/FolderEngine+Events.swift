@@ -1,0 +1,78 @@
+import Foundation
+import Inotify
+
+extension FolderEngine {
+    func handle(_ message: WatchMessage) async {
+        switch message {
+        case .rescanNeeded:
+            logger.warning("inotify events were lost; rescanning", metadata: ["folder": "\(id)"])
+            await fullScan()
+        case .watchFailed(_, let error):
+            watchProblem = error.description
+            logger.error("\(error)", metadata: ["folder": "\(id)"])
+        case .event(let event):
+            await handle(event)
+        }
+    }
+
+    private func handle(_ event: InotifyEvent) async {
+        if event.path == root {
+            if event.flags.contains(.selfGone) {
+                rootProblem = "folder root \(root) was removed or moved away; syncing paused, nothing is deleted"
+                logger.error("folder root gone", metadata: ["folder": "\(id)"])
+            }
+            return
+        }
+        guard let path = relative(event.path), !skips(path, isDirectory: event.isDirectory) else { return }
+        let f = event.flags
+        if path == IgnoreRules.fileName && reloadIgnoreFile() {
+            logger.info("\(IgnoreRules.fileName) changed; rescanning", metadata: ["folder": "\(id)"])
+            await journal([path])
+            // Directories that are no longer ignored need watches now.
+            if case .failure(let error) = await InotifyWatcher.shared.watch(path: root) { watchProblem = error.description }
+            await fullScan()
+            return
+        }
+        if let from = event.movedFrom.flatMap(relative), !skips(from, isDirectory: event.isDirectory) {
+            await journal([from])
+        }
+        if event.isDirectory && (f.contains(.created) || f.contains(.movedTo)) {
+            // Files may have landed in it before its watch existed: scan it.
+            cancelSettle(path)
+            await scanSubtree(path)
+        } else if !f.isDisjoint(with: [.closedWrite, .movedTo, .movedFrom, .deleted, .selfGone]) {
+            // The writer is done (or the path is gone): act at once.
+            cancelSettle(path)
+            await journal([path])
+        } else if !f.isDisjoint(with: [.modified, .created, .attributes]) {
+            settle(path)
+        }
+    }
+
+    /// Still open for writing: act once it has been quiet for `settle`.
+    private func settle(_ path: String) {
+        settling[path]?.cancel()
+        let delay = config.settle
+        settling[path] = Task { [weak self] in
+            do { try await Task.sleep(for: delay) } catch { return }
+            await self?.settled(path)
+        }
+    }
+
+    private func settled(_ path: String) async {
+        settling[path] = nil
+        await journal([path])
+    }
+
+    private func cancelSettle(_ path: String) {
+        settling.removeValue(forKey: path)?.cancel()
+    }
+
+    func journal(_ paths: [String]) async {
+        do {
+            try await queue.enqueue(paths)
+        } catch {
+            logger.error("cannot journal change", metadata: ["folder": "\(id)", "error": "\(error)"])
+        }
+    }
+}

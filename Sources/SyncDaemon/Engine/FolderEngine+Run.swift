@@ -1,0 +1,51 @@
+import Foundation
+import Inotify
+import ServiceLifecycle
+
+extension FolderEngine {
+    /// Watches, scans, then keeps the folder in sync until cancelled.
+    public func run() async {
+        reloadIgnoreFile()
+        let (stream, watched) = await InotifyWatcher.shared.subscribe(root: root, filter: watchFilter)
+        switch watched {
+        case .success(let count): watchedDirectories = count
+        case .failure(let error):
+            watchProblem = error.description
+            logger.error("\(error)", metadata: ["folder": "\(id)"])
+        }
+        do {
+            let state = try index.folderState(folder: id)
+            if state.paused { await queue.setPaused(true) }
+        } catch {
+            logger.error("cannot read folder state", metadata: ["folder": "\(id)", "error": "\(error)"])
+        }
+        await fullScan()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.queue.run() }
+            group.addTask {
+                for await message in stream { await self.handle(message) }
+            }
+            group.addTask { await self.rescanPeriodically() }
+            await group.next()
+            group.cancelAll()
+        }
+        for task in settling.values { task.cancel() }
+    }
+
+    /// The safety net for what inotify does not report (mmap writes, lost
+    /// watches); more often while watching failed.
+    private func rescanPeriodically() async {
+        while !Task.isCancelled {
+            var interval = config.rescanInterval
+            if watchProblem != nil { interval = min(interval, .seconds(30)) }
+            let jitter = Double.random(in: 0.9...1.1)
+            do { try await Task.sleep(for: interval * jitter) } catch { return }
+            await fullScan()
+        }
+    }
+
+    public func setPaused(_ paused: Bool) async throws {
+        try index.setPaused(folder: id, paused)
+        await queue.setPaused(paused)
+    }
+}

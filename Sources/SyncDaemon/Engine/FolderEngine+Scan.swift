@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+
+extension FolderEngine {
+    /// Compares the tree on disk with the index and journals every difference:
+    /// new and changed paths, and paths the index knows that are gone.
+    func fullScan() async {
+        phase = .scanning
+        defer { phase = .running }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
+            rootProblem = "folder root \(root) is missing or not a directory; syncing paused, nothing is deleted"
+            logger.error("folder root missing", metadata: ["folder": "\(id)", "path": "\(root)"])
+            return
+        }
+        let started = ContinuousClock.now
+        do {
+            let (items, errors) = try scanner.scan()
+            for error in errors { logger.warning("scan: \(error)", metadata: ["folder": "\(id)"]) }
+            let locals = try index.localRecords(folder: id)
+            let bases = try index.baseRecords(folder: id)
+            let liveBase = bases.values.filter { !$0.deleted }.count
+            if items.isEmpty && liveBase > 0 {
+                rootProblem = "folder root \(root) is empty but \(liveBase) synced entries are known; "
+                    + "syncing paused, nothing is deleted on the server"
+                logger.error("folder root suddenly empty", metadata: ["folder": "\(id)"])
+                return
+            }
+            rootProblem = nil
+            var toPush: [String] = []
+            var seen = Set<String>()
+            seen.reserveCapacity(items.count)
+            for item in items {
+                seen.insert(item.path)
+                if let local = locals[item.path], local.matches(item.stat), let base = bases[item.path], !base.deleted,
+                    base.kind == local.kind, base.contentHash == local.contentHash
+                {
+                    continue
+                }
+                toPush.append(item.path)
+            }
+            for (path, base) in bases where !base.deleted && !seen.contains(path) && !skips(path, isDirectory: base.kind == .directory) {
+                toPush.append(path)
+            }
+            try await queue.enqueue(toPush)
+            logger.info(
+                "scan done",
+                metadata: [
+                    "folder": "\(id)", "entries": "\(items.count)", "queued": "\(toPush.count)",
+                    "took": "\(ContinuousClock.now - started)",
+                ])
+        } catch {
+            rootProblem = "scan failed: \(error)"
+            logger.error("scan failed", metadata: ["folder": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// Scans one subtree (a directory that appeared) and journals what is in it.
+    func scanSubtree(_ relative: String) async {
+        do {
+            let (items, _) = try scanner.scan(below: relative)
+            try await queue.enqueue([relative] + items.map(\.path))
+        } catch {
+            // The directory went away again: its own event handles that.
+            logger.debug("subtree scan failed", metadata: ["path": "\(relative)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import SyncControl
+
+extension FolderEngine {
+    public func status() async throws -> FolderStatus {
+        let pending = try index.pendingCount(folder: id)
+        let stored = try index.folderState(folder: id)
+        var errors = try index.pathErrors(folder: id).map {
+            PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(Self.iso))
+        }
+        if let rootProblem { errors.insert(PathErrorStatus(path: "", message: rootProblem, retryAt: nil), at: 0) }
+        if let watchProblem { errors.insert(PathErrorStatus(path: "", message: watchProblem, retryAt: nil), at: 0) }
+        let offline = await queue.offlineError
+        let paused = await queue.paused
+        let busy = await queue.isBusy
+        let state: FolderState
+        if paused {
+            state = .paused
+        } else if rootProblem != nil {
+            state = .error
+        } else {
+            switch phase {
+            case .starting: state = .starting
+            case .scanning: state = .scanning
+            case .running:
+                if offline != nil && pending > 0 {
+                    state = .offline
+                } else {
+                    state = pending > 0 || busy ? .syncing : .idle
+                }
+            }
+        }
+        if let offline, state == .offline {
+            errors.insert(PathErrorStatus(path: "", message: "server unreachable: \(offline)", retryAt: nil), at: 0)
+        }
+        let transfers = await progress.snapshot().map {
+            Transfer(path: $0.path, direction: $0.direction, bytesDone: $0.done, bytesTotal: $0.total)
+        }
+        return FolderStatus(
+            id: id, path: root, state: state, pendingUploads: pending, pendingDownloads: 0, transferring: transfers,
+            conflicts: try index.conflictCount(folder: id), errors: errors,
+            lastSyncedAt: stored.lastSyncedAt.map(Self.iso), remoteCursor: stored.remoteCursor,
+            watchedDirectories: watchedDirectories)
+    }
+
+    static func iso(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

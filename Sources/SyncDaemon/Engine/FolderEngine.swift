@@ -1,0 +1,101 @@
+import Foundation
+import Inotify
+import Logging
+import SyncConfig
+import SyncControl
+
+/// One synced folder: turns watcher events and scans into journaled work for
+/// its `TransferQueue`, and answers for the folder in `syncctl status`.
+public actor FolderEngine {
+    public let id: String
+    public let root: String
+    let config: DaemonConfig.Folder
+    let index: IndexStore
+    public let queue: TransferQueue
+    let progress: TransferProgress
+    let logger: Logger
+    /// Paths we must never sync from inside the folder (e.g. the state dir).
+    let excluded: [String]
+
+    var ignore: IgnoreRules {
+        didSet { watchFilter.update(Self.watchDecision(root: root, IgnoreBox(rules: ignore, excluded: excluded))) }
+    }
+    /// Keeps ignored directories from being watched at all.
+    let watchFilter: WatchFilter
+    var phase: Phase = .starting
+    var rootProblem: String?
+    var watchProblem: String?
+    var watchedDirectories = 0
+    var settling: [String: Task<Void, Never>] = [:]
+
+    enum Phase: Sendable { case starting, scanning, running }
+
+    init(
+        config: DaemonConfig.Folder, index: IndexStore, queue: TransferQueue, progress: TransferProgress,
+        excluded: [String], logger: Logger
+    ) {
+        self.id = config.id
+        self.root = config.path
+        self.config = config
+        self.index = index
+        self.queue = queue
+        self.progress = progress
+        self.excluded = excluded
+        self.logger = logger
+        let rules = IgnoreRules(patterns: IgnoreRules.defaults + config.ignore)
+        self.ignore = rules
+        self.watchFilter = WatchFilter(Self.watchDecision(root: config.path, IgnoreBox(rules: rules, excluded: excluded)))
+    }
+
+    static func watchDecision(root: String, _ box: IgnoreBox) -> @Sendable (String) -> Bool {
+        { absolute in
+            guard absolute.hasPrefix(root + "/") else { return absolute == root }
+            return !box.skips(String(absolute.dropFirst(root.count + 1)), isDirectory: true)
+        }
+    }
+
+    /// A scanner that skips what the current ignore rules skip.
+    var scanner: Scanner {
+        let box = IgnoreBox(rules: ignore, excluded: excluded)
+        return Scanner(root: root, skip: { path, isDirectory in box.skips(path, isDirectory: isDirectory) })
+    }
+
+    /// Rebuilds the rules from the config and the folder's `.syncignore`.
+    /// Returns whether they changed.
+    @discardableResult
+    func reloadIgnoreFile() -> Bool {
+        var patterns = IgnoreRules.defaults + config.ignore
+        let file = root + "/" + IgnoreRules.fileName
+        if FileManager.default.fileExists(atPath: file) {
+            do {
+                patterns += try String(contentsOfFile: file, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
+            } catch {
+                logger.error("cannot read \(IgnoreRules.fileName); using the config's rules only", metadata: ["error": "\(error)"])
+            }
+        }
+        let rules = IgnoreRules(patterns: patterns)
+        defer { ignore = rules }
+        return rules != ignore
+    }
+
+    /// Ignored by rules, or one of our own paths inside the folder.
+    func skips(_ relative: String, isDirectory: Bool) -> Bool {
+        IgnoreBox(rules: ignore, excluded: excluded).skips(relative, isDirectory: isDirectory)
+    }
+
+    func relative(_ absolute: String) -> String? {
+        guard absolute.hasPrefix(root + "/") else { return nil }
+        return String(absolute.dropFirst(root.count + 1))
+    }
+}
+
+/// The ignore decision as a Sendable value the scanner can call from any thread.
+struct IgnoreBox: Sendable {
+    var rules: IgnoreRules
+    var excluded: [String]
+
+    func skips(_ path: String, isDirectory: Bool) -> Bool {
+        for e in excluded where path == e || path.hasPrefix(e + "/") { return true }
+        return rules.isIgnored(path, isDirectory: isDirectory)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+import SyncCore
+
+extension IndexStore {
+    public func localRecords(folder: String) throws -> [String: LocalRecord] {
+        try pool.read { db in
+            var out: [String: LocalRecord] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM local_files WHERE folder_id = ?", arguments: [folder])
+            while let row = try rows.next() {
+                let record = Self.local(row)
+                out[record.path] = record
+            }
+            return out
+        }
+    }
+
+    public func localRecord(folder: String, path: String) throws -> LocalRecord? {
+        try pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path = ?", arguments: [folder, path])
+                .map(Self.local)
+        }
+    }
+
+    public func baseRecords(folder: String) throws -> [String: BaseRecord] {
+        try pool.read { db in
+            var out: [String: BaseRecord] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM base WHERE folder_id = ?", arguments: [folder])
+            while let row = try rows.next() {
+                let record = Self.base(row)
+                out[record.path] = record
+            }
+            return out
+        }
+    }
+
+    public func baseRecord(folder: String, path: String) throws -> BaseRecord? {
+        try pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path])
+                .map(Self.base)
+        }
+    }
+
+    /// Live base entries at `path` or below it (what a vanished directory takes with it).
+    public func liveBase(folder: String, under path: String) throws -> [BaseRecord] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM base WHERE folder_id = ? AND deleted = 0
+                    AND (path = ? OR (path >= ? AND path < ?))
+                    """,
+                arguments: [folder, path, path + "/", path + "0"]
+            ).map(Self.base)
+        }
+    }
+
+    static func local(_ row: Row) -> LocalRecord {
+        let chunks: String = row["chunks"]
+        return LocalRecord(
+            path: row["path"], kind: EntryKind(rawValue: row["kind"]) ?? .file,
+            inode: UInt64(bitPattern: row["inode"]), size: row["size"], mtimeNs: row["mtime_ns"],
+            ctimeNs: row["ctime_ns"], mode: UInt32(truncatingIfNeeded: row["mode"] as Int64),
+            contentHash: row["content_hash"], chunks: chunks.isEmpty ? [] : chunks.split(separator: ",").map(String.init),
+            symlinkTarget: row["symlink_target"])
+    }
+
+    static func base(_ row: Row) -> BaseRecord {
+        BaseRecord(
+            path: row["path"], kind: EntryKind(rawValue: row["kind"]) ?? .file, rev: row["rev"],
+            contentHash: row["content_hash"], deleted: row["deleted"])
+    }
+}
+
+/// Writes of one push batch, applied in one transaction (one fsync for the lot).
+struct IndexUpdate: Sendable {
+    var locals: [LocalRecord] = []
+    var removedLocals: [String] = []
+    var bases: [BaseRecord] = []
+}
+
+extension IndexStore {
+    func apply(folder: String, _ update: IndexUpdate, in db: Database) throws {
+        let putLocal = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO local_files
+            (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for l in update.locals {
+            try putLocal.execute(arguments: [
+                folder, l.path, l.kind.rawValue, Int64(bitPattern: l.inode), l.size, l.mtimeNs, l.ctimeNs,
+                Int64(l.mode), l.contentHash, l.chunks.joined(separator: ","), l.symlinkTarget,
+            ])
+        }
+        // A removed path takes what was below it along.
+        let removeLocal = try db.cachedStatement(sql: """
+            DELETE FROM local_files WHERE folder_id = ? AND (path = ? OR (path >= ? AND path < ?))
+            """)
+        for path in update.removedLocals { try removeLocal.execute(arguments: [folder, path, path + "/", path + "0"]) }
+        let putBase = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO base (folder_id, path, kind, rev, content_hash, deleted) VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        for b in update.bases {
+            try putBase.execute(arguments: [folder, b.path, b.kind.rawValue, b.rev, b.contentHash, b.deleted])
+        }
+    }
+}

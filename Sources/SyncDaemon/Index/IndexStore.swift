@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+
+/// The daemon's local index: one SQLite file (WAL) under the state directory,
+/// holding per folder the observed local state, the base both sides agreed
+/// on, the remote cursor, the pending-work journal and per-path errors.
+public final class IndexStore: Sendable {
+    let pool: DatabasePool
+
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // WAL + NORMAL: a commit survives a process crash; group commits keep fsyncs rare.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    /// Migrations are append-only: a shipped migration never changes.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-initial") { db in
+            try db.execute(sql: """
+                CREATE TABLE folder_state (
+                    folder_id TEXT PRIMARY KEY,
+                    remote_cursor INTEGER NOT NULL DEFAULT 0,
+                    paused INTEGER NOT NULL DEFAULT 0,
+                    last_synced_at REAL
+                );
+                CREATE TABLE local_files (
+                    folder_id TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL,
+                    inode INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+                    ctime_ns INTEGER NOT NULL, mode INTEGER NOT NULL,
+                    content_hash TEXT NOT NULL, chunks TEXT NOT NULL, symlink_target TEXT,
+                    PRIMARY KEY (folder_id, path)
+                ) WITHOUT ROWID;
+                CREATE TABLE base (
+                    folder_id TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL,
+                    rev INTEGER NOT NULL, content_hash TEXT NOT NULL, deleted INTEGER NOT NULL,
+                    PRIMARY KEY (folder_id, path)
+                ) WITHOUT ROWID;
+                CREATE TABLE journal (
+                    folder_id TEXT NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL,
+                    state TEXT NOT NULL, dirty INTEGER NOT NULL DEFAULT 0,
+                    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at REAL NOT NULL,
+                    last_error TEXT, enqueued_at REAL NOT NULL,
+                    PRIMARY KEY (folder_id, path)
+                );
+                CREATE INDEX journal_ready ON journal (folder_id, state, next_attempt_at);
+                CREATE TABLE path_errors (
+                    folder_id TEXT NOT NULL, path TEXT NOT NULL, message TEXT NOT NULL, retry_at REAL,
+                    PRIMARY KEY (folder_id, path)
+                );
+                CREATE TABLE conflicts (
+                    folder_id TEXT NOT NULL, path TEXT NOT NULL, remote_rev INTEGER NOT NULL,
+                    local_hash TEXT NOT NULL, remote_hash TEXT NOT NULL, detected_at REAL NOT NULL,
+                    PRIMARY KEY (folder_id, path)
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+
+/// One pending or running piece of work: "make the server reflect this path".
+public struct JournalOp: Sendable, Equatable {
+    public var path: String
+    public var attempts: Int
+}
+
+/// The persisted journal. Every decision to transfer is written here before
+/// anyone is told it is queued; one row per (folder, path) so a second request
+/// joins the first; a request for a running path marks it dirty so it runs
+/// once more with the newer content.
+extension IndexStore {
+    /// Records work for `paths`. Returns the paths that were already running
+    /// (now marked dirty: they will run again after the current attempt).
+    @discardableResult
+    public func enqueue(folder: String, paths: [String], now: Date = Date()) throws -> Set<String> {
+        guard !paths.isEmpty else { return [] }
+        return try pool.write { db in
+            let t = now.timeIntervalSince1970
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO journal (folder_id, path, op, state, dirty, attempts, next_attempt_at, enqueued_at)
+                VALUES (?, ?, 'push', 'pending', 0, 0, ?, ?)
+                ON CONFLICT (folder_id, path) DO UPDATE SET dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END
+                RETURNING state
+                """)
+            var running = Set<String>()
+            for path in paths {
+                let state = try String.fetchOne(insert, arguments: [folder, path, t, t])
+                if state == "running" { running.insert(path) }
+            }
+            return running
+        }
+    }
+
+    /// Takes up to `limit` ready ops and marks them running.
+    public func claim(folder: String, limit: Int, now: Date = Date()) throws -> [JournalOp] {
+        try pool.write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT path, attempts FROM journal
+                    WHERE folder_id = ? AND state = 'pending' AND next_attempt_at <= ?
+                    ORDER BY next_attempt_at, enqueued_at LIMIT ?
+                    """,
+                arguments: [folder, now.timeIntervalSince1970, limit])
+            let mark = try db.cachedStatement(sql: "UPDATE journal SET state = 'running' WHERE folder_id = ? AND path = ?")
+            return try rows.map { row in
+                let op = JournalOp(path: row["path"], attempts: row["attempts"])
+                try mark.execute(arguments: [folder, op.path])
+                return op
+            }
+        }
+    }
+
+    /// Ends the attempt of `done` paths and applies the index changes it
+    /// produced, in one transaction. Paths that became dirty meanwhile go back
+    /// to pending and are returned.
+    public func finish(folder: String, done: [String], update: IndexUpdateBox) throws -> Set<String> {
+        try pool.write { db in
+            try apply(folder: folder, update.value, in: db)
+            let rerun = try db.cachedStatement(sql: """
+                UPDATE journal SET state = 'pending', dirty = 0, attempts = 0
+                WHERE folder_id = ? AND path = ? AND dirty = 1 RETURNING path
+                """)
+            let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ? AND dirty = 0")
+            let clearError = try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ?")
+            var again = Set<String>()
+            for path in done {
+                // Clean rows end here; dirty ones go back to pending for one more run.
+                try delete.execute(arguments: [folder, path])
+                if try String.fetchOne(rerun, arguments: [folder, path]) != nil { again.insert(path) }
+                try clearError.execute(arguments: [folder, path])
+            }
+            return again
+        }
+    }
+
+    /// Puts a failed attempt back with a retry time, and shows the error.
+    public func reschedule(folder: String, paths: [String], error: String, retryAt: Date) throws {
+        try pool.write { db in
+            let update = try db.cachedStatement(sql: """
+                UPDATE journal SET state = 'pending', dirty = 0, attempts = attempts + 1,
+                next_attempt_at = ?, last_error = ? WHERE folder_id = ? AND path = ?
+                """)
+            let showError = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO path_errors (folder_id, path, message, retry_at) VALUES (?, ?, ?, ?)
+                """)
+            for path in paths {
+                try update.execute(arguments: [retryAt.timeIntervalSince1970, error, folder, path])
+                try showError.execute(arguments: [folder, path, error, retryAt.timeIntervalSince1970])
+            }
+        }
+    }
+
+    /// Gives up on paths (permanent error): the error stays visible until the path changes again.
+    public func fail(folder: String, paths: [String], error: String) throws {
+        try pool.write { db in
+            let showError = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO path_errors (folder_id, path, message, retry_at) VALUES (?, ?, ?, NULL)
+                """)
+            let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ?")
+            for path in paths {
+                try showError.execute(arguments: [folder, path, error])
+                try delete.execute(arguments: [folder, path])
+            }
+        }
+    }
+
+    /// After a crash or restart: running work becomes pending and is due now.
+    public func resumeInterrupted(now: Date = Date()) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "UPDATE journal SET state = 'pending', dirty = 0, next_attempt_at = ?",
+                arguments: [now.timeIntervalSince1970])
+        }
+    }
+
+    public func pendingCount(folder: String) throws -> Int {
+        try pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal WHERE folder_id = ?", arguments: [folder]) ?? 0
+        }
+    }
+
+    /// When the earliest op in backoff becomes due, if any.
+    public func nextDue(folder: String) throws -> Date? {
+        try pool.read { db in
+            try Double.fetchOne(
+                db, sql: "SELECT MIN(next_attempt_at) FROM journal WHERE folder_id = ? AND state = 'pending'",
+                arguments: [folder]
+            ).map { Date(timeIntervalSince1970: $0) }
+        }
+    }
+}
+
+/// Carries an `IndexUpdate` across the module boundary without exposing its fields.
+public struct IndexUpdateBox: Sendable {
+    var value: IndexUpdate
+    init(_ value: IndexUpdate) { self.value = value }
+    public static let empty = IndexUpdateBox(IndexUpdate())
+}

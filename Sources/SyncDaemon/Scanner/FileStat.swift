@@ -1,0 +1,49 @@
+import Glibc
+import SyncCore
+
+/// The stat fields change detection looks at. Symlinks are never followed.
+public struct FileStat: Sendable, Equatable {
+    public var kind: EntryKind
+    public var inode: UInt64
+    public var size: Int64
+    public var mtimeNs: Int64
+    public var ctimeNs: Int64
+    public var mode: UInt32
+
+    init?(_ st: stat) {
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: kind = .file
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symlink
+        default: return nil  // sockets, fifos, devices are not synced
+        }
+        inode = UInt64(st.st_ino)
+        size = kind == .file ? Int64(st.st_size) : 0
+        mtimeNs = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        ctimeNs = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
+        mode = UInt32(st.st_mode & 0o7777)
+    }
+
+    public enum Lookup: Sendable, Equatable {
+        case found(FileStat)
+        case missing
+        /// Exists but is not something we sync (socket, fifo, device).
+        case unsupported
+        case failed(errno: Int32)
+    }
+
+    public static func lstat(_ path: String) -> Lookup {
+        var st = stat()
+        if Glibc.lstat(path, &st) != 0 {
+            return errno == ENOENT || errno == ENOTDIR ? .missing : .failed(errno: errno)
+        }
+        guard let s = FileStat(st) else { return .unsupported }
+        return .found(s)
+    }
+
+    public static func fstat(_ fd: Int32) -> FileStat? {
+        var st = stat()
+        guard Glibc.fstat(fd, &st) == 0 else { return nil }
+        return FileStat(st)
+    }
+}

@@ -1,0 +1,27 @@
+import SyncCore
+
+/// A path read and hashed, ready to be committed.
+struct PreparedChange: Sendable {
+    var change: CommitChange
+    /// What to record locally once committed (nil for deletes).
+    var local: LocalRecord?
+    /// Where each chunk's bytes can be read again, for the chunks the server lacks.
+    var source: ChunkSource
+}
+
+enum ChunkSource: Sendable {
+    case none
+    /// Small files keep their bytes from the hashing read.
+    case memory([UInt8], [ChunkRef])
+    /// Large files are read again chunk by chunk (and re-verified).
+    case file(fullPath: String, [ChunkRef])
+}
+
+/// What preparing a path decided.
+enum Preparation: Sendable {
+    case change([PreparedChange])
+    case unchanged(local: LocalRecord?, removeLocalUnder: String?)
+    /// Still being written (changed while we read it): try again shortly.
+    case unstable
+    case failed(String)
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Glibc
+import SyncCore
+
+/// Reads a path's current state and decides what, if anything, to commit.
+/// Runs off the actors (plain synchronous file I/O), one call per path.
+struct Preparer: Sendable {
+    let root: String
+    let chunker = FileChunker()
+    /// Files up to this size are kept in memory between hashing and upload.
+    let inMemoryLimit: Int64 = 4 << 20
+
+    func prepare(path: String, local: LocalRecord?, base: BaseRecord?, liveBelow: () throws -> [BaseRecord]) rethrows
+        -> Preparation
+    {
+        let full = root + "/" + path
+        switch FileStat.lstat(full) {
+        case .missing:
+            let live = try liveBelow()
+            guard !live.isEmpty else { return .unchanged(local: nil, removeLocalUnder: path) }
+            let tombstones = live.map { b in
+                PreparedChange(
+                    change: CommitChange(
+                        path: b.path, baseRev: b.rev, kind: b.kind, size: 0, mtimeNs: 0, mode: 0, chunks: [],
+                        contentHash: b.contentHash, deleted: true),
+                    local: nil, source: .none)
+            }
+            return .change(tombstones)
+        case .unsupported:
+            return .failed("not a regular file, directory or symlink: not synced")
+        case .failed(let code):
+            return .failed("cannot stat: \(String(cString: strerror(code)))")
+        case .found(let stat):
+            switch stat.kind {
+            case .directory: return prepareDirectory(path: path, stat: stat, base: base)
+            case .symlink: return prepareSymlink(path: path, full: full, stat: stat, base: base)
+            case .file: return prepareFile(path: path, full: full, stat: stat, local: local, base: base)
+            }
+        }
+    }
+
+    private func isLive(_ base: BaseRecord?, kind: EntryKind, hash: String) -> Bool {
+        guard let base, !base.deleted else { return false }
+        return base.kind == kind && base.contentHash == hash
+    }
+
+    private func prepareDirectory(path: String, stat: FileStat, base: BaseRecord?) -> Preparation {
+        let hash = Hashing.contentHash(chunks: [])
+        let local = LocalRecord(
+            path: path, kind: .directory, inode: stat.inode, size: 0, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs,
+            mode: stat.mode, contentHash: hash, chunks: [], symlinkTarget: nil)
+        if isLive(base, kind: .directory, hash: hash) { return .unchanged(local: local, removeLocalUnder: nil) }
+        return .change([PreparedChange(
+            change: CommitChange(
+                path: path, baseRev: base?.rev ?? 0, kind: .directory, size: 0, mtimeNs: stat.mtimeNs, mode: stat.mode,
+                chunks: [], contentHash: hash, deleted: false),
+            local: local, source: .none)])
+    }
+
+    private func prepareSymlink(path: String, full: String, stat: FileStat, base: BaseRecord?) -> Preparation {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(full, &buffer, buffer.count - 1)
+        guard n >= 0 else { return .failed("cannot read link: \(String(cString: strerror(errno)))") }
+        let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let hash = Hashing.sha256Hex(Array(target.utf8))
+        let local = LocalRecord(
+            path: path, kind: .symlink, inode: stat.inode, size: 0, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs,
+            mode: stat.mode, contentHash: hash, chunks: [], symlinkTarget: target)
+        if isLive(base, kind: .symlink, hash: hash) { return .unchanged(local: local, removeLocalUnder: nil) }
+        return .change([PreparedChange(
+            change: CommitChange(
+                path: path, baseRev: base?.rev ?? 0, kind: .symlink, size: 0, mtimeNs: stat.mtimeNs, mode: stat.mode,
+                chunks: [], contentHash: hash, deleted: false, symlinkTarget: target),
+            local: local, source: .none)])
+    }
+
+    private func prepareFile(path: String, full: String, stat: FileStat, local: LocalRecord?, base: BaseRecord?)
+        -> Preparation
+    {
+        // stat unchanged since we last hashed it, and the server has that content: nothing to read.
+        if let local, local.matches(stat), isLive(base, kind: .file, hash: local.contentHash) {
+            return .unchanged(local: local, removeLocalUnder: nil)
+        }
+        let fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return .unstable }
+            return .failed("cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        guard let before = FileStat.fstat(fd) else { return .failed("cannot stat open file") }
+        var bytes: [UInt8]? = nil
+        let chunked: ChunkedFile
+        do {
+            if before.size <= inMemoryLimit {
+                let all = try Self.readAll(fd: fd, path: full, expected: Int(before.size))
+                bytes = all
+                chunked = chunker.chunk(bytes: all)
+            } else {
+                chunked = try chunker.chunk(fd: fd, path: full)
+            }
+        } catch {
+            return .failed("\(error)")
+        }
+        // A writer got in while we read: what we hashed may be torn.
+        guard let after = FileStat.fstat(fd), after == before, chunked.size == before.size else { return .unstable }
+        let record = LocalRecord(
+            path: path, kind: .file, inode: after.inode, size: after.size, mtimeNs: after.mtimeNs,
+            ctimeNs: after.ctimeNs, mode: after.mode, contentHash: chunked.contentHash,
+            chunks: chunked.chunks.map(\.hash), symlinkTarget: nil)
+        if isLive(base, kind: .file, hash: chunked.contentHash) { return .unchanged(local: record, removeLocalUnder: nil) }
+        let source: ChunkSource = bytes.map { .memory($0, chunked.chunks) } ?? .file(fullPath: full, chunked.chunks)
+        return .change([PreparedChange(
+            change: CommitChange(
+                path: path, baseRev: base?.rev ?? 0, kind: .file, size: chunked.size, mtimeNs: after.mtimeNs,
+                mode: after.mode, chunks: record.chunks, contentHash: chunked.contentHash, deleted: false),
+            local: record, source: source)])
+    }
+
+    static func readAll(fd: Int32, path: String, expected: Int) throws(ChunkingError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: expected + 1)
+        var filled = 0
+        while true {
+            if filled == out.count { out.append(contentsOf: repeatElement(0, count: max(4096, out.count))) }
+            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ChunkingError(path: path, errno: errno, operation: "read")
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        out.removeSubrange(filled...)
+        return out
+    }
+}

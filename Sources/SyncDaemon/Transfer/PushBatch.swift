@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import SyncClient
+import SyncCore
+
+/// Everything one push batch decided, for the queue to record and announce.
+struct PushBatchResult: Sendable {
+    /// Finished paths and what their waiters are told.
+    var outcomes: [String: PushOutcome] = [:]
+    var update = IndexUpdate()
+    /// Changed while being read: try again shortly.
+    var unstable: [String] = []
+    /// The server could not be reached (or answered 5xx): retry with backoff.
+    var transient: [String] = []
+    var transientError: RemoteError?
+    /// Permanent per-path failures.
+    var failed: [String: String] = [:]
+    var conflicts: [(path: String, remoteRev: Int64, localHash: String, remoteHash: String)] = []
+    var bytesSent: Int64 = 0
+}
+
+extension IndexStore {
+    /// Local and base records of many paths in few queries.
+    func records(folder: String, paths: [String]) throws -> (local: [String: LocalRecord], base: [String: BaseRecord]) {
+        var locals: [String: LocalRecord] = [:]
+        var bases: [String: BaseRecord] = [:]
+        try pool.read { db in
+            for slice in stride(from: 0, to: paths.count, by: 500).map({ paths[$0..<min($0 + 500, paths.count)] }) {
+                let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                var arguments: [String] = [folder]
+                arguments.append(contentsOf: slice)
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path IN (\(marks))",
+                    arguments: .init(arguments))
+                {
+                    let r = Self.local(row)
+                    locals[r.path] = r
+                }
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT * FROM base WHERE folder_id = ? AND path IN (\(marks))", arguments: .init(arguments))
+                {
+                    let b = Self.base(row)
+                    bases[b.path] = b
+                }
+            }
+        }
+        return (locals, bases)
+    }
+}

@@ -1,0 +1,27 @@
+/// Bytes moved per path while a transfer runs, for `syncctl status`.
+public actor TransferProgress {
+    public struct Item: Sendable, Equatable {
+        public var path: String
+        public var direction: String
+        public var done: Int64
+        public var total: Int64
+    }
+
+    private var items: [String: Item] = [:]
+
+    public init() {}
+
+    func begin(path: String, direction: String, total: Int64) {
+        items[path] = Item(path: path, direction: direction, done: 0, total: total)
+    }
+
+    func advance(path: String, by bytes: Int64) {
+        items[path]?.done += bytes
+    }
+
+    func end(paths: some Sequence<String>) {
+        for path in paths { items[path] = nil }
+    }
+
+    public func snapshot() -> [Item] { items.values.sorted { $0.path < $1.path } }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import SyncClient
+
+extension TransferQueue {
+    /// Claims and pushes one batch. Returns false when nothing was ready.
+    func runOneBatch() async -> Bool {
+        let ops: [JournalOp]
+        do {
+            ops = try index.claim(folder: folder, limit: batchLimit)
+        } catch {
+            logger.error("journal claim failed", metadata: ["error": "\(error)"])
+            return false
+        }
+        guard !ops.isEmpty else { return false }
+        running.formUnion(ops.map(\.path))
+        batchesPushed += 1
+        let started = ContinuousClock.now
+        let result = await uploader.push(ops)
+        record(result, ops: ops)
+        running.subtract(ops.map(\.path))
+        do {
+            if try index.pendingCount(folder: folder) == 0 { try index.setLastSynced(folder: folder, at: Date()) }
+        } catch {
+            logger.error("index status update failed", metadata: ["error": "\(error)"])
+        }
+        logger.debug(
+            "pushed batch",
+            metadata: [
+                "folder": "\(folder)", "ops": "\(ops.count)", "committed": "\(result.update.bases.count)",
+                "took": "\(ContinuousClock.now - started)",
+            ])
+        return true
+    }
+
+    private func record(_ result: PushBatchResult, ops: [JournalOp]) {
+        let attempts = Dictionary(ops.map { ($0.path, $0.attempts) }, uniquingKeysWith: { a, _ in a })
+        do {
+            let again = try index.finish(folder: folder, done: Array(result.outcomes.keys), update: IndexUpdateBox(result.update))
+            changesCommitted += result.update.bases.count
+            // Waiters of this run get its outcome; those who came during it wait for the rerun (`again`).
+            for (path, outcome) in result.outcomes { resolve(path, with: outcome) }
+            if !again.isEmpty { logger.debug("rerunning paths changed during push", metadata: ["count": "\(again.count)"]) }
+            for c in result.conflicts {
+                try index.recordConflict(
+                    folder: folder, path: c.path, remoteRev: c.remoteRev, localHash: c.localHash, remoteHash: c.remoteHash)
+            }
+            if !result.failed.isEmpty {
+                for (path, message) in result.failed {
+                    try index.fail(folder: folder, paths: [path], error: message)
+                    resolve(path, with: .failed(message))
+                }
+            }
+            for path in result.unstable {
+                try index.reschedule(
+                    folder: folder, paths: [path], error: "file is changing while being read; retrying",
+                    retryAt: Date().addingTimeInterval(0.2))
+                promoteNextRun(path)
+            }
+            if let error = result.transientError {
+                offlineError = error
+                for path in result.transient {
+                    let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
+                    try index.reschedule(folder: folder, paths: [path], error: error.description, retryAt: Date().addingTimeInterval(delay))
+                    promoteNextRun(path)
+                }
+            } else if !result.outcomes.isEmpty {
+                offlineError = nil
+            }
+        } catch {
+            // The index could not record the outcome: leave the ops running-in-journal; they
+            // become pending again at the next start and are idempotent.
+            logger.error("recording push outcome failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
+        }
+    }
+
+    private func resolve(_ path: String, with outcome: PushOutcome) {
+        for waiter in waiting.removeValue(forKey: path) ?? [] { waiter.resume(returning: outcome) }
+        promoteNextRun(path)
+    }
+
+    /// Waiters that arrived during a run are served by the next one.
+    private func promoteNextRun(_ path: String) {
+        if let next = waitingNextRun.removeValue(forKey: path) { waiting[path, default: []].append(contentsOf: next) }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import SyncClient
+
+/// Runs a folder's journal: claims ready ops in batches, pushes them, records
+/// the outcome, and tells every waiter exactly once. Requests for a path that
+/// is queued join it; requests for a running path wait for its next run.
+public actor TransferQueue {
+    let folder: String
+    let index: IndexStore
+    let uploader: Uploader
+    let logger: Logger
+    let backoff = Backoff()
+    let batchLimit = 2_000
+
+    var waiting: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
+    var waitingNextRun: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
+    var running: Set<String> = []
+    private var wake: AsyncStream<Void>.Continuation?
+    private(set) var paused = false
+    /// The last transient error, while the server is unreachable.
+    var offlineError: RemoteError?
+    /// Pushes started, for tests and status.
+    public internal(set) var batchesPushed = 0
+    public internal(set) var changesCommitted = 0
+
+    init(folder: String, index: IndexStore, uploader: Uploader, logger: Logger) {
+        self.folder = folder
+        self.index = index
+        self.uploader = uploader
+        self.logger = logger
+    }
+
+    /// Journals work for `paths` (durably) and wakes the worker. Returns once journaled.
+    public func enqueue(_ paths: [String]) throws {
+        guard !paths.isEmpty else { return }
+        try index.enqueue(folder: folder, paths: paths)
+        wake?.yield()
+    }
+
+    /// Journals a push of `path` and waits for its outcome.
+    public func push(_ path: String) async throws -> PushOutcome {
+        let runningNow = try index.enqueue(folder: folder, paths: [path])
+        return await withCheckedContinuation { continuation in
+            if runningNow.contains(path) || running.contains(path) {
+                waitingNextRun[path, default: []].append(continuation)
+            } else {
+                waiting[path, default: []].append(continuation)
+            }
+            wake?.yield()
+        }
+    }
+
+    public func setPaused(_ value: Bool) {
+        paused = value
+        wake?.yield()
+    }
+
+    public var isBusy: Bool { !running.isEmpty }
+
+    /// The worker loop; returns when the task is cancelled (graceful shutdown).
+    /// Work not finished stays in the journal.
+    public func run() async {
+        let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        wake = continuation
+        defer { continuation.finish() }
+        var iterator = signals.makeAsyncIterator()
+        while !Task.isCancelled {
+            if !paused, await runOneBatch() { continue }
+            // Nothing ready: sleep until woken or until the next op in backoff is due.
+            let due: Date?
+            do { due = try index.nextDue(folder: folder) } catch {
+                logger.error("journal read failed", metadata: ["error": "\(error)"])
+                due = Date().addingTimeInterval(1)
+            }
+            let timer = due.map { date in
+                Task { [weak self] in
+                    do { try await Task.sleep(for: .seconds(max(0.001, date.timeIntervalSinceNow))) } catch { return }
+                    await self?.poke()
+                }
+            }
+            _ = await iterator.next()
+            timer?.cancel()
+        }
+    }
+
+    func poke() { wake?.yield() }
+}

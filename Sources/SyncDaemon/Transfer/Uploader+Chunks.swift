@@ -1,0 +1,136 @@
+import Foundation
+import Glibc
+import SyncClient
+import SyncCore
+
+extension Uploader {
+    private struct Pending: Sendable {
+        var hash: String
+        var owner: String
+        var length: Int
+        var source: ChunkSource
+        var offset: Int64
+    }
+
+    /// Uploads the chunks the server lacks. Returns the op paths whose file
+    /// changed under us (a re-read chunk no longer matches its hash).
+    func sendMissingChunks(_ changes: [String: [PreparedChange]]) async throws(RemoteError) -> Set<String> {
+        var wanted: [String: Pending] = [:]
+        for (owner, list) in changes {
+            for prepared in list {
+                switch prepared.source {
+                case .none: continue
+                case .memory(_, let refs), .file(_, let refs):
+                    for ref in refs where wanted[ref.hash] == nil {
+                        wanted[ref.hash] = Pending(
+                            hash: ref.hash, owner: owner, length: ref.length, source: prepared.source, offset: ref.offset)
+                    }
+                }
+            }
+        }
+        guard !wanted.isEmpty else { return [] }
+        var missing: [String] = []
+        let all = Array(wanted.keys)
+        for start in stride(from: 0, to: all.count, by: 50_000) {
+            missing += try await remote.missingChunks(folder: folder, hashes: Array(all[start..<min(start + 50_000, all.count)]))
+        }
+        let needed = missing.compactMap { wanted[$0] }
+        for owner in Set(needed.map(\.owner)) {
+            let total = needed.filter { $0.owner == owner }.reduce(Int64(0)) { $0 + Int64($1.length) }
+            await progress.begin(path: owner, direction: "upload", total: total)
+        }
+        // Small chunks travel in batches; large ones one request each.
+        var batches: [[Pending]] = [[]]
+        var batchSize = 0
+        var large: [Pending] = []
+        for p in needed {
+            if p.length >= (1 << 20) {
+                large.append(p)
+                continue
+            }
+            if batchSize + p.length > batchBytes && !batches[batches.count - 1].isEmpty {
+                batches.append([])
+                batchSize = 0
+            }
+            batches[batches.count - 1].append(p)
+            batchSize += p.length
+        }
+        var units: [[Pending]] = batches.filter { !$0.isEmpty }
+        units += large.map { [$0] }
+        let torn = try await upload(units: units)
+        return torn
+    }
+
+    /// Runs the upload units with at most `maxConcurrent` in flight.
+    private func upload(units: [[Pending]]) async throws(RemoteError) -> Set<String> {
+        let outcome: Result<Set<String>, RemoteError> = await withTaskGroup(of: Result<Set<String>, RemoteError>.self) {
+            group in
+            var next = 0
+            var torn = Set<String>()
+            var failure: RemoteError?
+            func addNext() {
+                guard next < units.count else { return }
+                let unit = units[next]
+                next += 1
+                group.addTask { await self.send(unit) }
+            }
+            for _ in 0..<max(1, maxConcurrent) { addNext() }
+            for await result in group {
+                switch result {
+                case .success(let t): torn.formUnion(t)
+                case .failure(let e): failure = failure ?? e
+                }
+                if failure == nil { addNext() }
+            }
+            if let failure { return .failure(failure) }
+            return .success(torn)
+        }
+        return try outcome.get()
+    }
+
+    private func send(_ unit: [Pending]) async -> Result<Set<String>, RemoteError> {
+        var torn = Set<String>()
+        var records: [(hash: String, bytes: [UInt8])] = []
+        for p in unit {
+            guard let bytes = Self.bytes(of: p), Hashing.sha256Hex(bytes) == p.hash else {
+                torn.insert(p.owner)
+                continue
+            }
+            records.append((p.hash, bytes))
+        }
+        do {
+            if unit.count == 1, let only = records.first {
+                try await remote.putChunk(folder: folder, hash: only.hash, bytes: only.bytes)
+            } else {
+                try await remote.putChunkBatch(folder: folder, chunks: records)
+            }
+        } catch {
+            return .failure(error)
+        }
+        for p in unit where !torn.contains(p.owner) { await progress.advance(path: p.owner, by: Int64(p.length)) }
+        return .success(torn)
+    }
+
+    private static func bytes(of p: Pending) -> [UInt8]? {
+        switch p.source {
+        case .none: return nil
+        case .memory(let all, _):
+            let end = Int(p.offset) + p.length
+            guard end <= all.count else { return nil }
+            return Array(all[Int(p.offset)..<end])
+        case .file(let fullPath, _):
+            let fd = open(fullPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var out = [UInt8](repeating: 0, count: p.length)
+            var filled = 0
+            while filled < p.length {
+                let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, p.length - filled, off_t(p.offset) + off_t(filled)) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return nil }
+                filled += n
+            }
+            return out
+        }
+    }
+}

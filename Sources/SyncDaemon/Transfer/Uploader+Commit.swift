@@ -1,0 +1,86 @@
+import Foundation
+import SyncClient
+import SyncCore
+
+extension Uploader {
+    /// Largest number of changes in one commit request.
+    static let commitLimit = 10_000
+
+    func commit(_ changes: [String: [PreparedChange]], into result: inout PushBatchResult) async {
+        var owners: [String: String] = [:]
+        var flat: [PreparedChange] = []
+        for (owner, list) in changes.sorted(by: { $0.key < $1.key }) {
+            for prepared in list {
+                owners[prepared.change.path] = owner
+                flat.append(prepared)
+            }
+        }
+        for start in stride(from: 0, to: flat.count, by: Self.commitLimit) {
+            let slice = Array(flat[start..<min(start + Self.commitLimit, flat.count)])
+            await commitSlice(slice, owners: owners, into: &result)
+        }
+        await progress.end(paths: changes.keys)
+    }
+
+    private func commitSlice(_ slice: [PreparedChange], owners: [String: String], into result: inout PushBatchResult) async {
+        let response: CommitResponse
+        do {
+            response = try await remote.commit(folder: folder, changes: slice.map(\.change))
+        } catch {
+            let paths = Set(slice.compactMap { owners[$0.change.path] })
+            if error.kind == .permanent && slice.count > 1 {
+                // One bad change must not block the rest: commit them one by one.
+                for prepared in slice { await commitSlice([prepared], owners: owners, into: &result) }
+                return
+            }
+            markTransientOrFailed(error, paths: Array(paths), into: &result)
+            return
+        }
+        let byPath = Dictionary(slice.map { ($0.change.path, $0) }, uniquingKeysWith: { a, _ in a })
+        for outcome in response.results {
+            guard let prepared = byPath[outcome.path], let owner = owners[outcome.path] else { continue }
+            apply(outcome, prepared: prepared, owner: owner, into: &result)
+        }
+    }
+
+    private func apply(_ outcome: CommitResult, prepared: PreparedChange, owner: String, into result: inout PushBatchResult) {
+        let change = prepared.change
+        switch outcome.status {
+        case .ok:
+            record(change, rev: outcome.rev, local: prepared.local, into: &result)
+            if result.outcomes[owner] == nil || change.path == owner {
+                result.outcomes[owner] = .committed(rev: outcome.rev)
+            }
+        case .conflict:
+            let current = outcome.current
+            // The server already holds exactly this (e.g. our earlier commit landed
+            // just before a crash): not a conflict, just adopt its revision.
+            if let current, current.deleted == change.deleted, current.kind == change.kind,
+                change.deleted || current.contentHash == change.contentHash
+            {
+                record(change, rev: current.rev, local: prepared.local, into: &result)
+                result.outcomes[owner] = result.outcomes[owner] ?? .unchanged
+                return
+            }
+            if change.deleted && current == nil {
+                // Deleting something the server never had: nothing to do.
+                result.update.removedLocals.append(change.path)
+                result.outcomes[owner] = result.outcomes[owner] ?? .unchanged
+                return
+            }
+            result.conflicts.append((change.path, outcome.rev, change.contentHash, current?.contentHash ?? ""))
+            result.outcomes[owner] = .conflict(remoteRev: outcome.rev)
+        }
+    }
+
+    private func record(_ change: CommitChange, rev: Int64, local: LocalRecord?, into result: inout PushBatchResult) {
+        result.update.bases.append(BaseRecord(
+            path: change.path, kind: change.kind, rev: rev, contentHash: change.contentHash, deleted: change.deleted))
+        if let local {
+            result.update.locals.append(local)
+        } else if change.deleted {
+            result.update.removedLocals.append(change.path)
+        }
+        result.bytesSent += change.size
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import Logging
+import SyncClient
+import SyncCore
+
+/// Pushes a batch of paths: read and hash them, ask once which chunks the
+/// server lacks, send those (small ones batched, large ones in parallel),
+/// then commit every change in one request.
+struct Uploader: Sendable {
+    let folder: String
+    let index: IndexStore
+    let remote: RemoteClient
+    let preparer: Preparer
+    let progress: TransferProgress
+    let maxConcurrent: Int
+    let logger: Logger
+    /// Small chunks go in batch requests of up to this many bytes.
+    let batchBytes = 8 << 20
+
+    func push(_ ops: [JournalOp]) async -> PushBatchResult {
+        var result = PushBatchResult()
+        let paths = ops.map(\.path)
+        let records: (local: [String: LocalRecord], base: [String: BaseRecord])
+        do {
+            records = try index.records(folder: folder, paths: paths)
+        } catch {
+            for p in paths { result.failed[p] = "index read failed: \(error)" }
+            return result
+        }
+        // 1. Read and hash.
+        var changes: [String: [PreparedChange]] = [:]
+        for (path, preparation) in await prepareAll(paths, records: records) {
+            switch preparation {
+            case .change(let list): changes[path] = list
+            case .unchanged(let local, let removeUnder):
+                if let local { result.update.locals.append(local) }
+                if let removeUnder { result.update.removedLocals.append(removeUnder) }
+                result.outcomes[path] = .unchanged
+            case .unstable: result.unstable.append(path)
+            case .failed(let message): result.failed[path] = message
+            }
+        }
+        // A vanished directory's tombstones may repeat paths that have ops of their own.
+        var seen = Set<String>()
+        for path in changes.keys.sorted() {
+            changes[path] = changes[path]?.filter { seen.insert($0.change.path).inserted }
+        }
+        guard !changes.isEmpty else { return result }
+
+        // 2. Send what the server lacks.
+        do {
+            let unreadable = try await sendMissingChunks(changes)
+            for path in unreadable {
+                changes[path] = nil
+                result.unstable.append(path)
+            }
+        } catch {
+            markTransientOrFailed(error, paths: Array(changes.keys), into: &result)
+            return result
+        }
+        // 3. Commit them all at once.
+        await commit(changes, into: &result)
+        return result
+    }
+
+    private func prepareAll(_ paths: [String], records: (local: [String: LocalRecord], base: [String: BaseRecord])) async
+        -> [(String, Preparation)]
+    {
+        let width = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        let slices = stride(from: 0, to: paths.count, by: max(1, paths.count / width + 1)).map {
+            Array(paths[$0..<min($0 + paths.count / width + 1, paths.count)])
+        }
+        return await withTaskGroup(of: [(String, Preparation)].self) { group in
+            for slice in slices {
+                group.addTask { [preparer, index, folder] in
+                    slice.map { path in
+                        let preparation: Preparation
+                        do {
+                            preparation = try preparer.prepare(
+                                path: path, local: records.local[path], base: records.base[path],
+                                liveBelow: { try index.liveBase(folder: folder, under: path) })
+                        } catch {
+                            preparation = .failed("index read failed: \(error)")
+                        }
+                        return (path, preparation)
+                    }
+                }
+            }
+            var all: [(String, Preparation)] = []
+            for await part in group { all.append(contentsOf: part) }
+            return all
+        }
+    }
+
+    func markTransientOrFailed(_ error: RemoteError, paths: [String], into result: inout PushBatchResult) {
+        if error.kind == .transient {
+            result.transient.append(contentsOf: paths)
+            result.transientError = error
+        } else {
+            for p in paths { result.failed[p] = error.description }
+        }
+    }
+}

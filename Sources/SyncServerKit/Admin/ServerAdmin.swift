@@ -1,0 +1,65 @@
+import Foundation
+import SyncCore
+
+/// Administrative operations (the `sync-server folder|device|history`
+/// commands). Safe while the server runs: SQLite WAL plus a busy timeout.
+/// Errors are `APIError`s whose `message` is meant for the operator.
+public struct ServerAdmin: Sendable {
+    let metadata: MetadataStore
+
+    /// Opens (creating and migrating if needed) the metadata of `dataDir`.
+    public init(dataDir: String) throws {
+        try DataDirectory.create(dataDir)
+        self.metadata = try MetadataStore(path: ServerSettings(dataDir: dataDir).metadataPath)
+    }
+
+    init(metadata: MetadataStore) { self.metadata = metadata }
+
+    /// Creates an empty folder at rev 0. Fails if it exists or the id is invalid.
+    public func addFolder(_ id: String) async throws {
+        try Identifiers.validateFolderID(id)
+        try await metadata.addFolder(id)
+    }
+
+    /// All folder ids, sorted.
+    public func folders() async throws -> [String] { try await metadata.folderIDs() }
+
+    /// Registers a device granted `folders` (which must exist) and returns its
+    /// credential, `<device_id>.<secret>`: shown once, stored only hashed.
+    public func addDevice(name: String, folders: [String]) async throws -> String {
+        try Identifiers.validateDeviceName(name)
+        for folder in folders { try Identifiers.validateFolderID(folder) }
+        let credential = Credential.generate()
+        try await metadata.addDevice(
+            id: credential.deviceID, name: name, secretHash: credential.secretHash, folders: folders)
+        return credential.string
+    }
+
+    /// Grants an existing device access to an existing folder (idempotent).
+    /// Takes effect at the device's next token exchange.
+    public func grant(device: String, folder: String) async throws {
+        try await metadata.grant(device: device, folder: folder)
+    }
+
+    /// The versions of `path` in `folder`, newest first.
+    public func history(folder: String, path: String) async throws -> [WireEntry] {
+        guard try await metadata.folderRev(folder) != nil else {
+            throw APIError.notFound("folder '\(folder)' does not exist")
+        }
+        let normalized: String
+        do {
+            normalized = try RelativePath(validating: path).string
+        } catch {
+            throw APIError.invalidPath("\(error)", cause: error)
+        }
+        return try await metadata.history(folder: folder, path: normalized)
+    }
+
+    /// Drops history rows older than `retention` that are no longer any path's
+    /// current version. Returns how many were removed.
+    @discardableResult
+    public func pruneHistory(retention: Duration, now: Date = Date()) async throws -> Int {
+        let cutoff = Int64(now.timeIntervalSince1970) - retention.components.seconds
+        return try await metadata.pruneHistory(before: cutoff)
+    }
+}

@@ -1,0 +1,53 @@
+/// Who is behind an access token, and what it may touch.
+struct DeviceSession: Sendable, Equatable {
+    var deviceID: String
+    var deviceName: String
+    /// Folders granted when the token was issued (grant changes apply to the next token).
+    var folders: Set<String>
+}
+
+/// Access tokens live in memory only: a restart invalidates them and clients
+/// re-authenticate with their credential (by design).
+actor TokenStore {
+    private struct Issued {
+        var session: DeviceSession
+        var expires: ContinuousClock.Instant
+    }
+
+    private let lifetime: Duration
+    private let clock = ContinuousClock()
+    private var tokens: [String: Issued] = [:]
+    private var nextSweep: ContinuousClock.Instant
+
+    init(lifetime: Duration) {
+        self.lifetime = lifetime
+        self.nextSweep = ContinuousClock.now + lifetime
+    }
+
+    /// A new random 32-byte token (hex) for `session`.
+    func issue(for session: DeviceSession) -> String {
+        sweepIfDue()
+        let token = RandomHex.make(bytes: 32)
+        tokens[token] = Issued(session: session, expires: clock.now + lifetime)
+        return token
+    }
+
+    /// The session behind `token`, or nil if unknown or expired.
+    func session(for token: String) -> DeviceSession? {
+        guard let issued = tokens[token] else { return nil }
+        guard issued.expires > clock.now else {
+            tokens[token] = nil
+            return nil
+        }
+        return issued.session
+    }
+
+    var count: Int { tokens.count }
+
+    private func sweepIfDue() {
+        let now = clock.now
+        guard now >= nextSweep else { return }
+        tokens = tokens.filter { $0.value.expires > now }
+        nextSweep = now + lifetime
+    }
+}

@@ -1,0 +1,104 @@
+import Hummingbird
+import SyncCore
+
+/// Chunk endpoints under `/v1/folders/{folder}/chunks`.
+struct ChunkRoutes {
+    let chunks: ChunkStore
+
+    static let maxMissingQuery = 100_000
+
+    func register(on group: RouterGroup<ServerRequestContext>) {
+        group.post("chunks/missing") { request, context in try await missing(request, context: context) }
+        group.post("chunks/batch") { request, context in try await batch(request, context: context) }
+        group.put("chunks/{hash}") { request, context in try await put(request, context: context) }
+        group.get("chunks/{hash}") { request, context in try await get(request, context: context) }
+    }
+
+    func missing(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.grantedFolder()
+        let query = try await request.decodeJSON(MissingChunksRequest.self)
+        guard query.hashes.count <= Self.maxMissingQuery else {
+            throw APIError.badRequest("at most \(Self.maxMissingQuery) hashes per request, got \(query.hashes.count)")
+        }
+        if let bad = query.hashes.first(where: { !Hashing.isValidHex($0) }) {
+            throw APIError.badRequest("not a chunk hash (64 lowercase hex characters): \(bad.debugDescription)")
+        }
+        return try JSONResponse.make(MissingChunksResponse(missing: try await chunks.missing(query.hashes)))
+    }
+
+    func put(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.grantedFolder()
+        let hash = try Self.hashParameter(context)
+        let body = try await request.collectBody(limit: RequestBodyLimit.chunk)
+        let actual = body.withUnsafeReadableBytes { Hashing.sha256Hex($0) }
+        guard actual == hash else {
+            throw APIError.hashMismatch("body hashes to \(actual), not \(hash); nothing stored")
+        }
+        let created = try await chunks.store(hash: hash, bytes: body)
+        return try JSONResponse.make(StoredChunk(hash: hash, size: body.readableBytes), status: created ? .created : .ok)
+    }
+
+    func batch(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.grantedFolder()
+        let body = try await request.collectBody(limit: RequestBodyLimit.batch)
+        let records: [(hash: String, bytes: ArraySlice<UInt8>)]
+        do {
+            records = try ChunkBatch.decode(Array(body.readableBytesView))
+        } catch {
+            throw APIError.badRequest("malformed chunk batch: \(error)", cause: error)
+        }
+        // Verify everything before storing anything.
+        for record in records {
+            let actual = record.bytes.withUnsafeBytes { Hashing.sha256Hex($0) }
+            guard actual == record.hash else {
+                throw APIError.hashMismatch(
+                    "batch record \(record.hash) hashes to \(actual); nothing from this batch was stored")
+            }
+        }
+        let stored = try await chunks.store(records: records)
+        return try JSONResponse.make(BatchStored(stored: stored, received: records.count))
+    }
+
+    func get(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.grantedFolder()
+        let hash = try Self.hashParameter(context)
+        guard let read = try await chunks.read(hash: hash, rangeHeader: request.headers[.range]) else {
+            throw APIError.notFound("no chunk \(hash)")
+        }
+        guard read.satisfiable else {
+            throw APIError(
+                .rangeNotSatisfiable, status: .rangeNotSatisfiable,
+                "range \(request.headers[.range] ?? "") is outside the chunk's \(read.total) bytes",
+                headers: [.contentRange: "bytes */\(read.total)"])
+        }
+        var headers: HTTPFields = [
+            .contentType: "application/octet-stream",
+            .contentLength: String(read.bytes.readableBytes),
+            .acceptRanges: "bytes",
+            .eTag: "\"\(hash)\"",
+        ]
+        if let range = read.range {
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(read.total)"
+        }
+        return Response(
+            status: read.range == nil ? .ok : .partialContent, headers: headers, body: .init(byteBuffer: read.bytes))
+    }
+
+    static func hashParameter(_ context: ServerRequestContext) throws -> String {
+        guard let hash = context.parameters.get("hash"), Hashing.isValidHex(hash) else {
+            throw APIError.badRequest("the chunk hash in the URL must be 64 lowercase hex characters")
+        }
+        return hash
+    }
+}
+
+struct StoredChunk: Codable, Sendable {
+    var hash: String
+    var size: Int
+}
+
+/// `stored`: records newly written; `received`: records in the batch (already-present ones are skipped).
+struct BatchStored: Codable, Sendable {
+    var stored: Int
+    var received: Int
+}

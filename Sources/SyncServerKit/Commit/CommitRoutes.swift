@@ -1,0 +1,40 @@
+import Hummingbird
+import Logging
+import SyncCore
+
+/// `POST /v1/folders/{folder}/commit`.
+struct CommitRoutes {
+    let metadata: MetadataStore
+    let chunks: ChunkStore
+    let notifier: ChangeNotifier
+
+    func register(on group: RouterGroup<ServerRequestContext>) {
+        group.post("commit") { request, context in try await commit(request, context: context) }
+    }
+
+    func commit(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let folder = try context.grantedFolder()
+        let session = try context.requireSession()
+        let body = try await request.decodeJSON(CommitRequest.self, limit: RequestBodyLimit.commit)
+        let checked = try CommitValidator.check(body)
+        let sizes = try await chunks.sizes(of: checked.chunks)
+        try CommitValidator.checkChunks(checked, sizes: sizes)
+        // Chunk files were renamed into place without fsync: make them durable
+        // before metadata that references them is.
+        try await chunks.syncIfNeeded()
+        let started = ContinuousClock.now
+        guard
+            let response = try await metadata.commit(folder: folder, device: session.deviceID, changes: checked.changes)
+        else { throw APIError.forbidden("this device has no access to that folder") }
+        if response.results.contains(where: { $0.status == .ok }) {
+            await notifier.publish(folder: folder, rev: response.folderRev)
+        }
+        context.logger.debug(
+            "commit",
+            metadata: [
+                "folder": "\(folder)", "device": "\(session.deviceID)", "changes": "\(checked.changes.count)",
+                "folder_rev": "\(response.folderRev)", "transaction": "\(ContinuousClock.now - started)",
+            ])
+        return try JSONResponse.make(response)
+    }
+}

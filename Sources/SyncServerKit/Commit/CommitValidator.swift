@@ -1,0 +1,81 @@
+import SyncCore
+
+/// Validates a whole commit before anything is written: any bad change
+/// rejects the request (`invalid_path`, `bad_request`, `missing_chunks`).
+enum CommitValidator {
+    static let maxChanges = 100_000
+    static let maxPathBytes = 4096
+
+    struct Checked: Sendable {
+        /// The changes with NFC-normalized paths.
+        var changes: [CommitChange]
+        /// Chunks referenced by live files, in first-use order, without duplicates.
+        var chunks: [String]
+    }
+
+    /// Phase 1, no I/O: paths, hashes and kind consistency.
+    static func check(_ request: CommitRequest) throws(APIError) -> Checked {
+        guard request.changes.count <= maxChanges else {
+            throw .badRequest("at most \(maxChanges) changes per commit, got \(request.changes.count)")
+        }
+        var changes = request.changes
+        var chunks: [String] = []
+        var seen = Set<String>()
+        for index in changes.indices {
+            try check(&changes[index], at: index)
+            guard !changes[index].deleted, changes[index].kind == .file else { continue }
+            for chunk in changes[index].chunks where seen.insert(chunk).inserted { chunks.append(chunk) }
+        }
+        return Checked(changes: changes, chunks: chunks)
+    }
+
+    /// Phase 2: every chunk of a live file exists, and the file's size is the sum of its chunks.
+    static func checkChunks(_ checked: Checked, sizes: [String: Int64]) throws(APIError) {
+        let missing = checked.chunks.filter { sizes[$0] == nil }
+        guard missing.isEmpty else { throw .missingChunks(missing) }
+        for (index, change) in checked.changes.enumerated() where !change.deleted && change.kind == .file {
+            let total = change.chunks.reduce(Int64(0)) { $0 + (sizes[$1] ?? 0) }
+            guard total == change.size else {
+                throw .badRequest("changes[\(index)] \(change.path): size \(change.size) but its chunks hold \(total) bytes")
+            }
+        }
+    }
+
+    private static func check(_ change: inout CommitChange, at index: Int) throws(APIError) {
+        let label = "changes[\(index)]"
+        do {
+            change.path = try RelativePath(validating: change.path).string
+        } catch {
+            throw .invalidPath("\(label): \(error)", cause: error)
+        }
+        guard change.path.utf8.count <= maxPathBytes else {
+            throw .invalidPath("\(label): path longer than \(maxPathBytes) bytes")
+        }
+        let at = "\(label) \(change.path)"
+        guard change.baseRev >= 0 else { throw .badRequest("\(at): base_rev must be >= 0") }
+        guard change.size >= 0 else { throw .badRequest("\(at): size must be >= 0") }
+        if let bad = change.chunks.first(where: { !Hashing.isValidHex($0) }) {
+            throw .badRequest("\(at): not a chunk hash: \(bad.debugDescription)")
+        }
+        if change.kind != .symlink { change.symlinkTarget = nil }
+        if change.deleted { return }
+        switch change.kind {
+        case .directory:
+            guard change.chunks.isEmpty, change.size == 0 else {
+                throw .badRequest("\(at): a directory has no chunks and size 0")
+            }
+        case .symlink:
+            guard let target = change.symlinkTarget, !target.isEmpty, !target.utf8.contains(0),
+                target.utf8.count <= maxPathBytes
+            else { throw .badRequest("\(at): a symlink needs a non-empty symlink_target without NUL") }
+            guard change.chunks.isEmpty else { throw .badRequest("\(at): a symlink has no chunks") }
+            guard change.contentHash == Hashing.sha256Hex(Array(target.utf8)) else {
+                throw .badRequest("\(at): content_hash of a symlink must be SHA-256 of its target")
+            }
+        case .file:
+            guard change.contentHash == Hashing.contentHash(chunks: change.chunks) else {
+                throw .badRequest("\(at): content_hash does not match the chunk list")
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Hummingbird
+
+/// Per-request context: Hummingbird's core storage plus the authenticated
+/// device (set by `AuthMiddleware` on the routes that need a token).
+struct ServerRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    var session: DeviceSession?
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.session = nil
+    }
+
+    /// The session, or 401 (only reachable if a route forgot the middleware).
+    func requireSession() throws -> DeviceSession {
+        guard let session else { throw APIError.unauthorized("missing bearer token") }
+        return session
+    }
+
+    /// The `{folder}` path parameter, if this device was granted it; 403 otherwise
+    /// (also for folders that do not exist, so their existence does not leak).
+    func grantedFolder() throws -> String {
+        let session = try requireSession()
+        guard let folder = parameters.get("folder"), session.folders.contains(folder) else {
+            throw APIError.forbidden("this device has no access to that folder")
+        }
+        return folder
+    }
+}
+
+/// Reads `?name=value` query parameters with validation.
+extension Request {
+    func queryInt(_ name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
+        guard let raw = uri.queryParameters.get(name) else { return value }
+        guard let parsed = Int64(raw), range.contains(parsed) else {
+            throw APIError.badRequest(
+                "query parameter '\(name)' must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(raw)'")
+        }
+        return parsed
+    }
+}

@@ -1,0 +1,31 @@
+import GRDB
+import SyncCore
+
+/// Column order shared by every entry/version query, and the row → `WireEntry` mapping.
+enum EntryColumns {
+    static let select =
+        "path, kind, size, mtime_ns, mode, chunks, content_hash, deleted, rev, symlink_target, device_id"
+
+    static func wireEntry(_ row: Row) -> WireEntry {
+        let chunks: String = row[5]
+        return WireEntry(
+            path: row[0],
+            kind: EntryKind(rawValue: row[1]) ?? .file,
+            size: row[2],
+            mtimeNs: row[3],
+            mode: UInt32(truncatingIfNeeded: row[4] as Int64),
+            chunks: chunks.isEmpty ? [] : chunks.split(separator: ",").map(String.init),
+            contentHash: row[6],
+            deleted: row[7],
+            rev: row[8],
+            symlinkTarget: row[9],
+            device: row[10])
+    }
+
+    static func fetchAll(_ statement: Statement, arguments: StatementArguments) throws -> [WireEntry] {
+        var entries: [WireEntry] = []
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() { entries.append(wireEntry(row)) }
+        return entries
+    }
+}

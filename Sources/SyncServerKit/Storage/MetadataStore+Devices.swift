@@ -1,0 +1,68 @@
+import GRDB
+
+/// A device as stored: its credential only as SHA-256 of the secret.
+struct DeviceRecord: Sendable, Equatable {
+    var id: String
+    var name: String
+    var secretHash: String
+    var folders: [String]
+}
+
+extension MetadataStore {
+    func device(id: String) async throws -> DeviceRecord? {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT name, secret_hash FROM devices WHERE id = ?", arguments: [id])
+            else { return nil }
+            let folders = try String.fetchAll(
+                db, sql: "SELECT folder_id FROM grants WHERE device_id = ? ORDER BY folder_id", arguments: [id])
+            return DeviceRecord(id: id, name: row[0], secretHash: row[1], folders: folders)
+        }
+    }
+
+    func addFolder(_ id: String) async throws {
+        try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM folders WHERE id = ?", arguments: [id]) != nil {
+                throw APIError.alreadyExists("folder '\(id)' already exists")
+            }
+            try db.execute(
+                sql: "INSERT INTO folders (id, rev, created_at) VALUES (?, 0, ?)", arguments: [id, Self.nowSeconds()])
+        }
+    }
+
+    func folderIDs() async throws -> [String] {
+        try await pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM folders ORDER BY id") }
+    }
+
+    /// Inserts the device and its grants; every folder must exist.
+    func addDevice(id: String, name: String, secretHash: String, folders: [String]) async throws {
+        try await pool.write { db in
+            try Self.requireFolders(folders, db)
+            try db.execute(
+                sql: "INSERT INTO devices (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [id, name, secretHash, Self.nowSeconds()])
+            for folder in Set(folders) {
+                try db.execute(sql: "INSERT INTO grants (device_id, folder_id) VALUES (?, ?)", arguments: [id, folder])
+            }
+        }
+    }
+
+    func grant(device: String, folder: String) async throws {
+        try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [device]) != nil else {
+                throw APIError.notFound("device '\(device)' does not exist")
+            }
+            try Self.requireFolders([folder], db)
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO grants (device_id, folder_id) VALUES (?, ?)", arguments: [device, folder])
+        }
+    }
+
+    private static func requireFolders(_ folders: [String], _ db: Database) throws {
+        for folder in folders {
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM folders WHERE id = ?", arguments: [folder]) == nil else {
+                continue
+            }
+            throw APIError.notFound("folder '\(folder)' does not exist (create it with `sync-server folder add \(folder)`)")
+        }
+    }
+}

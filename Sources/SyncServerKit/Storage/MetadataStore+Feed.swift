@@ -1,0 +1,43 @@
+import GRDB
+import SyncCore
+
+extension MetadataStore {
+    /// Entries with rev > `since`, oldest first, at most `limit`; nil if the folder does not exist.
+    func changes(folder: String, since: Int64, limit: Int) async throws -> ChangesResponse? {
+        try await pool.read { db in
+            guard let folderRev = try Int64.fetchOne(db, sql: "SELECT rev FROM folders WHERE id = ?", arguments: [folder])
+            else { return nil }
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(EntryColumns.select) FROM entries WHERE folder_id = ? AND rev > ? ORDER BY rev LIMIT ?")
+            var entries = try EntryColumns.fetchAll(statement, arguments: [folder, since, limit + 1])
+            let hasMore = entries.count > limit
+            if hasMore { entries.removeLast() }
+            return ChangesResponse(entries: entries, cursor: entries.last?.rev ?? folderRev, hasMore: hasMore)
+        }
+    }
+
+    /// Every recorded version of `path` (including tombstones), newest first.
+    func history(folder: String, path: String) async throws -> [WireEntry] {
+        try await pool.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(EntryColumns.select) FROM versions WHERE folder_id = ? AND path = ? ORDER BY rev DESC")
+            return try EntryColumns.fetchAll(statement, arguments: [folder, path])
+        }
+    }
+
+    /// Deletes versions committed before `cutoff` (Unix seconds), except each
+    /// path's current one. Current entries and tombstones stay (the feed needs them).
+    func pruneHistory(before cutoff: Int64) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM versions
+                    WHERE committed_at < ?
+                      AND NOT EXISTS (SELECT 1 FROM entries e
+                                      WHERE e.folder_id = versions.folder_id AND e.rev = versions.rev)
+                    """,
+                arguments: [cutoff])
+            return db.changesCount
+        }
+    }
+}

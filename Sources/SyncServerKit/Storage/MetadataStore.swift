@@ -1,0 +1,36 @@
+import Foundation
+import GRDB
+
+/// The server's metadata: folders, devices, grants, current entries and
+/// their history, in one SQLite file (WAL, so the admin CLI can write while
+/// the server runs; a busy timeout absorbs the short overlaps).
+final class MetadataStore: Sendable {
+    let pool: DatabasePool
+
+    init(path: String) throws {
+        var config = Configuration()
+        config.busyMode = .timeout(10)
+        config.foreignKeysEnabled = true
+        config.label = "sync-server.metadata"
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+            try Migrations.migrator.migrate(pool)
+        } catch {
+            throw APIError.internalError("cannot open metadata database \(path): \(error)", cause: error)
+        }
+    }
+
+    /// Migrations recorded as applied in this database.
+    func appliedMigrations() throws -> [String] {
+        try pool.read { db in try Migrations.migrator.appliedIdentifiers(db).sorted() }
+    }
+
+    /// The folder's current revision, nil if it does not exist.
+    func folderRev(_ folder: String) async throws -> Int64? {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT rev FROM folders WHERE id = ?", arguments: [folder])
+        }
+    }
+
+    static func nowSeconds() -> Int64 { Int64(Date().timeIntervalSince1970) }
+}

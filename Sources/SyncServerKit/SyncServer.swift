@@ -1,0 +1,78 @@
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Where the server is listening once bound (`port` is the real one, also when 0 was asked for).
+public struct ListeningAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+    public var description: String { "\(host):\(port)" }
+}
+
+/// The sync server: opens its stores under `settings.dataDir` (creating and
+/// migrating them), and serves the `/v1` protocol.
+///
+/// ```swift
+/// let server = try SyncServer(settings: .init(port: 0, dataDir: dir), logger: logger)
+/// try await server.admin.addFolder("docs")
+/// let credential = try await server.admin.addDevice(name: "laptop", folders: ["docs"])
+/// try await server.run { address in print("listening on \(address)") }   // until SIGTERM/SIGINT or cancellation
+/// ```
+public final class SyncServer: Sendable {
+    public let settings: ServerSettings
+    public let admin: ServerAdmin
+    let metadata: MetadataStore
+    let chunks: ChunkStore
+    let tokens: TokenStore
+    let notifier: ChangeNotifier
+    let logger: Logger
+
+    public init(settings: ServerSettings, logger: Logger) throws {
+        try DataDirectory.create(settings.dataDir)
+        self.settings = settings
+        self.logger = logger
+        self.metadata = try MetadataStore(path: settings.metadataPath)
+        self.chunks = try ChunkStore(root: settings.chunksPath)
+        self.admin = ServerAdmin(metadata: metadata)
+        self.tokens = TokenStore(lifetime: settings.tokenLifetime)
+        self.notifier = ChangeNotifier()
+    }
+
+    /// The Hummingbird application (router, retention service), not yet running.
+    /// Use it with HummingbirdTesting's `test(.router)`/`test(.live)`, or run it
+    /// in your own `ServiceGroup`.
+    public func makeApplication(
+        onListening: @escaping @Sendable (ListeningAddress) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let host = settings.host
+        let requestedPort = settings.port
+        return Application(
+            router: ServerApplication(server: self).buildRouter(),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
+            services: [RetentionService(admin: admin, retention: settings.retention, logger: logger)],
+            onServerRunning: { channel in
+                await onListening(ListeningAddress(host: host, port: channel.localAddress?.port ?? requestedPort))
+            },
+            logger: logger)
+    }
+
+    /// Runs until SIGTERM/SIGINT (when `handleSignals`) or until the calling
+    /// task is cancelled; shuts down gracefully (long-polls end at once).
+    public func run(
+        handleSignals: Bool = true,
+        onListening: @escaping @Sendable (ListeningAddress) async -> Void = { _ in }
+    ) async throws {
+        let application = makeApplication(onListening: onListening)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [application],
+                gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+                logger: logger))
+        try await group.run()
+    }
+}

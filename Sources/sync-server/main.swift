@@ -1,0 +1,177 @@
+// sync-server: the thin command line over SyncServerKit.
+import ArgumentParser
+import Foundation
+import Logging
+import SyncConfig
+import SyncCore
+import SyncServerKit
+
+struct SyncServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync-server",
+        abstract: "Stores synced folders as versioned trees of content-addressed chunks and serves them to devices.",
+        discussion: """
+            Typical setup:
+              sync-server folder add docs --config sync-server.toml
+              sync-server device add --name laptop --folder docs --config sync-server.toml > credential
+              sync-server serve --config sync-server.toml
+            """,
+        subcommands: [Serve.self, FolderCommand.self, DeviceCommand.self, HistoryCommand.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `--config FILE`, shared by every subcommand.
+struct ConfigOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The server's TOML configuration file.", valueName: "FILE"))
+    var config: String
+
+    func settings() throws -> ServerSettings {
+        let loaded = try ServerConfig.load(path: config)
+        guard loaded.metadata == "sqlite" else {
+            throw CommandFailure("\(config): storage.metadata \(loaded.metadata.debugDescription) is not supported yet (use \"sqlite\")")
+        }
+        guard loaded.blobs == "filesystem" else {
+            throw CommandFailure("\(config): storage.blobs \(loaded.blobs.debugDescription) is not supported yet (use \"filesystem\")")
+        }
+        return ServerSettings(host: loaded.host, port: loaded.port, dataDir: loaded.dataDir, retention: loaded.retention)
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server until SIGTERM or SIGINT (the default subcommand).",
+        discussion: """
+            Prints one line, `listening on HOST:PORT`, to stdout once the socket is bound (with port 0 in \
+            the config, the port the kernel chose). Logs go to stderr; set LOG_LEVEL (trace, debug, info, \
+            notice, warning, error) to change the level, default info.
+            """)
+
+    @OptionGroup var options: ConfigOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let settings = try options.settings()
+            LoggingSystem.bootstrap(StreamLogHandler.standardError)
+            var logger = Logger(label: "sync-server")
+            logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+            let server = try SyncServer(settings: settings, logger: logger)
+            try await server.run { address in
+                Output.line("listening on \(address)")
+            }
+        }
+    }
+}
+
+struct FolderCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "folder", abstract: "Manage folders.", subcommands: [Add.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an empty folder.",
+            discussion: "Works while the server runs. Fails if the folder already exists.")
+
+        @Argument(help: ArgumentHelp("Folder id: 1-64 characters of A-Z a-z 0-9 . _ -", valueName: "ID"))
+        var id: String
+        @OptionGroup var options: ConfigOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                try await admin.addFolder(id)
+                Output.error("created folder \(id)")
+            }
+        }
+    }
+}
+
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device", abstract: "Manage devices.", subcommands: [Add.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register a device and print its credential.",
+            discussion: """
+                Prints the credential (`<device_id>.<secret>`) as one line on stdout. It is shown only once: \
+                the server keeps just a hash of the secret. Store it in the device's credential_file (mode 0600).
+                """)
+
+        @Option(name: .long, help: "A name for the device, shown in history and conflicts.")
+        var name: String
+        @Option(name: .customLong("folder"), help: ArgumentHelp("A folder the device may sync; repeat for several.", valueName: "ID"))
+        var folders: [String] = []
+        @OptionGroup var options: ConfigOptions
+
+        func validate() throws {
+            guard !folders.isEmpty else { throw ValidationError("give at least one --folder") }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                Output.line(try await admin.addDevice(name: name, folders: folders))
+            }
+        }
+    }
+}
+
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List the versions of a path, newest first.",
+        discussion: "Columns: revision, size in bytes, content hash, whether it is a deletion, committing device.")
+
+    @Argument(help: ArgumentHelp("Path inside the folder, e.g. notes/todo.txt", valueName: "PATH"))
+    var path: String
+    @Option(name: .long, help: ArgumentHelp("The folder id.", valueName: "ID"))
+    var folder: String
+    @OptionGroup var options: ConfigOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+            let versions = try await admin.history(folder: folder, path: path)
+            guard !versions.isEmpty else { throw CommandFailure("no versions of \(path) in folder \(folder)") }
+            Output.line("REV\tSIZE\tCONTENT_HASH\tDELETED\tDEVICE")
+            for v in versions {
+                Output.line("\(v.rev)\t\(v.size)\t\(v.contentHash)\t\(v.deleted ? "yes" : "no")\t\(v.device ?? "-")")
+            }
+        }
+    }
+}
+
+/// An error whose text is the whole message.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `body`; any error becomes one line on stderr and exit status 1.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch let error as APIError {
+        Output.error("sync-server: \(error.message)")
+        throw ExitCode.failure
+    } catch {
+        Output.error("sync-server: \(error)")
+        throw ExitCode.failure
+    }
+}
+
+/// Unbuffered stdout/stderr lines (Glibc's `stdout` is unusable under strict concurrency).
+enum Output {
+    static func line(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+    static func error(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+}
+
+/// Runs the async entry point (a bare `SyncServerCommand.main()` here would pick
+/// ParsableCommand's synchronous overload).
+func runAsync<Command: AsyncParsableCommand>(_ command: Command.Type) async {
+    await command.main(nil)
+}
+
+await runAsync(SyncServerCommand.self)

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import SyncControl
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Shows each folder's state, pending work, transfers, conflicts and errors.")
+
+    @OptionGroup var daemon: DaemonOptions
+
+    @Flag(name: .long, help: "Print one JSON object (the stable, scriptable form).")
+    var json = false
+
+    func run() async throws {
+        let report: StatusReport
+        do { report = try await daemon.client().status() } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            Exit.out(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            Exit.out(StatusTable.render(report))
+        }
+        if report.folders.contains(where: { $0.state == .error }) { throw ExitCode(1) }
+    }
+}
+
+struct Pause: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stops sending changes (all folders, or one). Changes keep being journaled.")
+    @OptionGroup var daemon: DaemonOptions
+    @Argument(help: "Folder id; all folders when omitted.") var folder: String?
+
+    func run() async throws {
+        do {
+            let reply = try await daemon.client().pause(folder: folder)
+            Exit.out("paused: " + reply.folders.joined(separator: ", "))
+        } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+    }
+}
+
+struct Resume: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Resumes syncing (all folders, or one).")
+    @OptionGroup var daemon: DaemonOptions
+    @Argument(help: "Folder id; all folders when omitted.") var folder: String?
+
+    func run() async throws {
+        do {
+            let reply = try await daemon.client().resume(folder: folder)
+            Exit.out("resumed: " + reply.folders.joined(separator: ", "))
+        } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+    }
+}

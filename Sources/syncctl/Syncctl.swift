@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import SyncConfig
+import SyncControl
+
+@main
+struct Syncctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "syncctl",
+        abstract: "Shows and steers what syncd is doing.",
+        discussion: "Exit status: 0 ok, 1 an error was shown, 2 the daemon is not reachable.",
+        subcommands: [Status.self, Pause.self, Resume.self])
+}
+
+/// Where to find the daemon: shared by every verb.
+struct DaemonOptions: ParsableArguments {
+    @Option(name: .long, help: "syncd config file; its control_socket is used.")
+    var config: String?
+
+    @Option(name: .long, help: "Path of syncd's control socket (overrides --config).")
+    var socket: String?
+
+    func client() throws -> ControlClient {
+        if let socket { return ControlClient(socketPath: socket) }
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
+        let path = config ?? home + "/.config/syncd/syncd.toml"
+        if config != nil || FileManager.default.fileExists(atPath: path) {
+            do {
+                return ControlClient(socketPath: try DaemonConfig.load(path: path, checkPaths: false).daemon.controlSocket)
+            } catch {
+                Exit.fail("syncctl: \(error)", code: 1)
+            }
+        }
+        return ControlClient(socketPath: home + "/.local/state/syncd/syncd.sock")
+    }
+}
+
+enum Exit {
+    static func fail(_ message: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        Foundation.exit(code)
+    }
+
+    static func fail(_ failure: ControlClient.Failure) -> Never {
+        switch failure {
+        case .unreachable: fail("syncctl: \(failure)", code: 2)
+        case .failed: fail("syncctl: \(failure)", code: 1)
+        }
+    }
+
+    static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+}

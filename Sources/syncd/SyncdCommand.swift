@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SyncConfig
+import SyncDaemon
+
+@main
+struct SyncdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "syncd",
+        abstract: "Keeps the folders named in its config in two-way sync with a sync-server.",
+        discussion: """
+            Runs in the foreground until SIGTERM or SIGINT; pending work stays in the journal \
+            under state_dir and resumes at the next start. Logs go to stderr. \
+            Talk to it with `syncctl status`.
+            """,
+        version: Daemon.version)
+
+    @Option(name: .long, help: "Path of the syncd TOML config (see Config/syncd.toml).")
+    var config: String
+
+    @Option(name: .long, help: "Override the config's log_level (trace, debug, info, notice, warning, error, critical).")
+    var logLevel: String?
+
+    func run() async throws {
+        let loaded: DaemonConfig
+        do {
+            loaded = try DaemonConfig.load(path: config)
+        } catch {
+            Self.fail("syncd: \(error)")
+        }
+        let level = Logger.Level(rawValue: logLevel ?? loaded.daemon.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "syncd")
+        do {
+            try await Daemon.run(config: loaded, logger: logger)
+        } catch let error as DaemonError {
+            Self.fail("syncd: \(error)")
+        }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        Foundation.exit(1)
+    }
+}

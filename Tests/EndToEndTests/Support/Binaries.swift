@@ -1,0 +1,44 @@
+import Foundation
+
+/// Finds the built executables: $SYNCD_BIN_DIR, else next to the test
+/// bundle (SwiftPM puts products and test bundles in one directory).
+enum Binaries {
+    static func path(_ name: String) throws -> String {
+        var candidates: [String] = []
+        if let dir = ProcessInfo.processInfo.environment["SYNCD_BIN_DIR"] { candidates.append(dir) }
+        let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        candidates.append(argv0.path)
+        candidates.append(argv0.deletingLastPathComponent().path)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug").path)
+        for dir in candidates where FileManager.default.isExecutableFile(atPath: dir + "/" + name) {
+            return dir + "/" + name
+        }
+        throw TestFailure("executable \(name) not found in \(candidates); run `swift build` first")
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; the deadline, not a
+/// fixed sleep, decides how long a test waits.
+func eventually(
+    _ what: String, timeout: Duration = .seconds(20), poll: Duration = .milliseconds(20),
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    var lastError: (any Error)?
+    while ContinuousClock.now < deadline {
+        do {
+            if try await condition() { return }
+        } catch {
+            lastError = error
+        }
+        try await Task.sleep(for: poll)
+    }
+    throw TestFailure("timed out after \(timeout) waiting for: \(what)" + (lastError.map { " (last error: \($0))" } ?? ""))
+}

@@ -1,0 +1,84 @@
+import Foundation
+import SyncControl
+
+/// A real `syncd` process syncing one folder, with its own state dir.
+final class DaemonProcess: @unchecked Sendable {
+    let dir: String
+    let folderPath: String
+    let folderID: String
+    let configPath: String
+    let socketPath: String
+    private var process: Process?
+
+    init(dir: String, folderID: String, serverURL: String, credential: String, extraFolderConfig: String = "") throws {
+        self.dir = dir
+        self.folderID = folderID
+        folderPath = dir + "/folder"
+        socketPath = dir + "/state/syncd.sock"
+        configPath = dir + "/syncd.toml"
+        try FileManager.default.createDirectory(atPath: folderPath, withIntermediateDirectories: true)
+        let credentialPath = dir + "/credential"
+        try writeFile(credentialPath, credential + "\n")
+        chmod(credentialPath, 0o600)
+        try writeFile(configPath, """
+            [daemon]
+            state_dir = "\(dir)/state"
+            control_socket = "\(socketPath)"
+            log_level = "debug"
+            [server]
+            url = "\(serverURL)"
+            credential_file = "\(credentialPath)"
+            [[folder]]
+            id = "\(folderID)"
+            path = "\(folderPath)"
+            settle = "50ms"
+            \(extraFolderConfig)
+            """)
+    }
+
+    var control: ControlClient { ControlClient(socketPath: socketPath) }
+
+    func start(waitUntilRunning: Bool = true) async throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Binaries.path("syncd"))
+        p.arguments = ["--config", configPath]
+        p.standardOutput = FileHandle.nullDevice
+        let logPath = dir + "/syncd.log"
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        p.standardError = log
+        try p.run()
+        process = p
+        guard waitUntilRunning else { return }
+        try await eventually("syncd answers on its control socket") {
+            guard let folder = try await self.status() else { return false }
+            return folder.state != .starting && folder.state != .scanning
+        }
+    }
+
+    func status() async throws -> FolderStatus? {
+        try await control.status().folders.first { $0.id == folderID }
+    }
+
+    /// Stops it the hard way: no chance to tidy up.
+    func kill9() {
+        guard let p = process, p.isRunning else { return }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        process = nil
+    }
+
+    func stop() {
+        guard let p = process, p.isRunning else { return }
+        p.terminate()
+        p.waitUntilExit()
+        process = nil
+    }
+
+    var terminationStatus: Int32? { process.flatMap { $0.isRunning ? nil : $0.terminationStatus } }
+
+    var log: String { (try? String(contentsOfFile: dir + "/syncd.log", encoding: .utf8)) ?? "" }
+
+    func path(_ relative: String) -> String { folderPath + "/" + relative }
+}

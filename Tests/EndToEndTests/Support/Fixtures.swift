@@ -1,0 +1,71 @@
+import Foundation
+import SyncCore
+
+/// Deterministic pseudo-random bytes (xorshift64*), fast enough for 50 MiB.
+func pseudoRandomBytes(count: Int, seed: UInt64) -> [UInt8] {
+    var state = seed | 1
+    var out = [UInt8](repeating: 0, count: count)
+    out.withUnsafeMutableBytes { raw in
+        let words = count / 8
+        let w = raw.bindMemory(to: UInt64.self)
+        for i in 0..<words {
+            state ^= state >> 12
+            state ^= state << 25
+            state ^= state >> 27
+            w[i] = state &* 2_685_821_657_736_338_717
+        }
+    }
+    for i in (count / 8 * 8)..<count { out[i] = UInt8(truncatingIfNeeded: i &* 31) }
+    return out
+}
+
+/// The content hash the server must report for these bytes.
+func contentHash(_ bytes: [UInt8]) -> String { FileChunker().chunk(bytes: bytes).contentHash }
+func contentHash(_ text: String) -> String { contentHash(Array(text.utf8)) }
+
+/// A server, a provisioned folder and a daemon syncing it: the usual setup.
+struct Rig {
+    let tmp: TempDir
+    let server: ServerProcess
+    let credential: String
+    let daemon: DaemonProcess
+    let folder = "docs"
+
+    static func start(_ label: String, extraFolderConfig: String = "") async throws -> Rig {
+        let tmp = try TempDir(label)
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        let credential = try server.provision(folder: "docs", device: "laptop")
+        try await server.start()
+        let daemon = try DaemonProcess(
+            dir: try tmp.sub("device"), folderID: "docs", serverURL: server.url, credential: credential,
+            extraFolderConfig: extraFolderConfig)
+        try await daemon.start()
+        return Rig(tmp: tmp, server: server, credential: credential, daemon: daemon)
+    }
+
+    func stop() {
+        daemon.stop()
+        server.stop()
+        tmp.remove()
+    }
+
+    /// Waits until the server's live tree is exactly `expected` (path → content hash).
+    func waitForServerTree(_ expected: [String: String], timeout: Duration = .seconds(30)) async throws {
+        let client = server.client(credential: credential)
+        var last: [String: String] = [:]
+        do {
+            try await eventually("server tree matches", timeout: timeout) {
+                last = try await client.tree(folder: folder).mapValues(\.contentHash)
+                return last == expected
+            }
+        } catch {
+            let missing = expected.filter { last[$0.key] != $0.value }.keys.sorted().prefix(10)
+            let extra = last.keys.filter { expected[$0] == nil }.sorted().prefix(10)
+            throw TestFailure("\(error); wrong or missing: \(Array(missing)); unexpected: \(Array(extra))\n--- syncd log tail:\n\(daemon.log.suffix(3000))")
+        }
+    }
+
+    func folderRev() async throws -> Int64 {
+        try await server.client(credential: credential).changes(folder: folder, since: 1 << 50, limit: 1).cursor
+    }
+}

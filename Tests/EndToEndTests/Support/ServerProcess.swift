@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import SyncClient
+import SyncCore
+
+/// A real `sync-server` process on 127.0.0.1 with its own data dir.
+final class ServerProcess: @unchecked Sendable {
+    let dir: String
+    let port: Int
+    let configPath: String
+    private var process: Process?
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    init(dir: String, port: Int? = nil) throws {
+        self.dir = dir
+        self.port = try port ?? freePort()
+        configPath = dir + "/sync-server.toml"
+        try writeFile(configPath, """
+            [server]
+            listen = "127.0.0.1:\(self.port)"
+            data_dir = "\(dir)/data"
+            [storage]
+            retention = "30d"
+            """)
+    }
+
+    /// Runs an admin verb and returns its stdout.
+    @discardableResult
+    func admin(_ arguments: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Binaries.path("sync-server"))
+        p.arguments = arguments + ["--config", configPath]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw TestFailure("sync-server \(arguments) failed: \(String(decoding: errData, as: UTF8.self))")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Creates a folder and a device for it; returns the device credential.
+    func provision(folder: String, device: String) throws -> String {
+        try admin(["folder", "add", folder])
+        return try admin(["device", "add", "--name", device, "--folder", folder])
+    }
+
+    func start() async throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Binaries.path("sync-server"))
+        p.arguments = ["serve", "--config", configPath]
+        p.standardOutput = FileHandle.nullDevice
+        _ = FileManager.default.createFile(atPath: dir + "/server.log", contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/server.log"))
+        log.seekToEndOfFile()
+        p.standardError = log
+        try p.run()
+        process = p
+        try await eventually("sync-server answers on \(url)") { await self.healthy() }
+    }
+
+    func healthy() async -> Bool {
+        do {
+            let (status, _) = try await RemoteClient.probe(url + "/v1/health")
+            return status == 200
+        } catch {
+            return false
+        }
+    }
+
+    func stop() {
+        guard let p = process, p.isRunning else { return }
+        p.terminate()
+        p.waitUntilExit()
+        process = nil
+    }
+
+    var log: String { (try? String(contentsOfFile: dir + "/server.log", encoding: .utf8)) ?? "" }
+
+    /// A protocol client for checking what the server holds.
+    func client(credential: String) -> RemoteClient {
+        RemoteClient(baseURL: url, credential: credential, logger: Logger(label: "test"))
+    }
+}
+
+extension RemoteClient {
+    /// The whole current tree of a folder, live entries only, from the change feed.
+    func tree(folder: String) async throws -> [String: WireEntry] {
+        var since: Int64 = 0
+        var entries: [String: WireEntry] = [:]
+        while true {
+            let page = try await changes(folder: folder, since: since, limit: 10_000)
+            for e in page.entries { entries[e.path] = e }
+            since = page.cursor
+            if !page.hasMore { break }
+        }
+        return entries.filter { !$0.value.deleted }
+    }
+
+    /// Every revision the feed reports, oldest first (to count commits).
+    func allRevisions(folder: String) async throws -> [WireEntry] {
+        var since: Int64 = 0
+        var all: [WireEntry] = []
+        while true {
+            let page = try await changes(folder: folder, since: since, limit: 10_000)
+            all += page.entries
+            since = page.cursor
+            if !page.hasMore { break }
+        }
+        return all
+    }
+}

@@ -1,0 +1,93 @@
+import Testing
+@testable import SyncConfig
+
+@Suite struct ServerConfigTests {
+    @Test func exampleFileParses() throws {
+        let path = exampleConfig("sync-server.toml")
+        let config = try ServerConfig.load(path: path, environment: testEnv)
+        #expect(config == ServerConfig(file: path, host: "127.0.0.1", port: 8417,
+                                       dataDir: "/home/ann/.local/share/sync-server",
+                                       metadata: "sqlite", blobs: "filesystem", retention: .seconds(30 * 86_400)))
+    }
+
+    @Test func emptyFileGivesDefaults() throws {
+        let config = try parseServer("")
+        #expect(config == ServerConfig(file: serverFile, host: "127.0.0.1", port: 8417,
+                                       dataDir: "/home/ann/.local/share/sync-server",
+                                       metadata: "sqlite", blobs: "filesystem", retention: .seconds(2_592_000)))
+    }
+
+    @Test func explicitValues() throws {
+        let config = try parseServer("""
+            [server]
+            listen = "[::1]:0"
+            data_dir = "${DATA}/server"
+            [storage]
+            retention = "12h"
+            """)
+        #expect(config.host == "::1")
+        #expect(config.port == 0)
+        #expect(config.dataDir == "/data/server")
+        #expect(config.retention == .seconds(43_200))
+    }
+
+    static let listens: [(String, String, Int)] = [
+        ("127.0.0.1:8417", "127.0.0.1", 8417), ("0.0.0.0:0", "0.0.0.0", 0), ("localhost:65535", "localhost", 65535),
+        ("[::1]:8417", "::1", 8417), ("[::]:80", "::", 80), ("[fe80::1:2]:443", "fe80::1:2", 443),
+        ("[::ffff:127.0.0.1]:9", "::ffff:127.0.0.1", 9),
+    ]
+
+    @Test(arguments: listens)
+    func parsesListen(listen: String, host: String, port: Int) throws {
+        let config = try parseServer("[server]\nlisten = \"\(listen)\"")
+        #expect(config.host == host)
+        #expect(config.port == port)
+    }
+
+    static let badListens: [(String, String)] = [
+        ("127.0.0.1", "missing \":PORT\""), ("127.0.0.1:", "port \"\" is not a number"),
+        ("127.0.0.1:65536", "port 65536 is out of range 0-65535"), ("127.0.0.1:-1", "is not a number"),
+        ("127.0.0.1:99999999999999999999", "is not a number"), ("127.0.0.1:http", "is not a number"),
+        ("::1:8417", "must be in brackets"), ("[::1]8417", "missing \":PORT\" after \"]\""),
+        ("[::1", "missing \"]\""), (":8417", "is not a host name"), ("[zz]:80", "is not an IPv6 address"),
+        ("my host:80", "is not a host name"), ("", "missing \":PORT\""),
+    ]
+
+    @Test(arguments: badListens)
+    func rejectsBadListen(listen: String, reason: String) {
+        expectConfigError(file: serverFile, key: "server.listen", reason: reason) {
+            _ = try parseServer("[server]\nlisten = \"\(listen)\"")
+        }
+    }
+
+    static let bad: [BadConfig] = [
+        BadConfig("[server]\nlisten = 8417", key: "server.listen", reason: "expected a string such as \"127.0.0.1:8417\", got integer"),
+        BadConfig("[storage]\nmetadata = \"postgres://db/sync\"", key: "storage.metadata",
+                  reason: "\"postgres://db/sync\" is not supported yet; only \"sqlite\" is"),
+        BadConfig("[storage]\nmetadata = \"sqlit\"", key: "storage.metadata", reason: "did you mean \"sqlite\"?"),
+        BadConfig("[storage]\nmetadata = \"mysql\"", key: "storage.metadata", reason: "expected one of sqlite, got \"mysql\""),
+        BadConfig("[storage]\nblobs = \"s3://bucket/prefix\"", key: "storage.blobs", reason: "is not supported yet"),
+        BadConfig("[storage]\nblobs = \"disk\"", key: "storage.blobs", reason: "expected one of filesystem"),
+        BadConfig("[storage]\nretention = \"30 days\"", key: "storage.retention", reason: "invalid duration \"30 days\""),
+        BadConfig("[storage]\nretention = 30", key: "storage.retention", reason: "got integer"),
+        BadConfig("[storage]\nretension = \"1d\"", key: "storage.retension", reason: "did you mean \"retention\"?"),
+        BadConfig("[server]\ndatadir = \"/x\"", key: "server.datadir", reason: "did you mean \"data_dir\"?"),
+        BadConfig("[daemon]\nlog_level = \"info\"", key: "daemon", reason: "unknown key at the top level; known keys: server, storage"),
+        BadConfig("storage = \"sqlite\"", key: "storage", reason: "expected a table ([storage]), got string"),
+        BadConfig("[server]\ndata_dir = \"$NOPE\"", key: "server.data_dir", reason: "environment variable NOPE is not set"),
+        BadConfig("[server]\nlisten = \"a:1\"\nlisten = \"b:2\"", key: "", reason: "TOML syntax error at line 3"),
+    ]
+
+    @Test(arguments: bad)
+    func reportsFileKeyAndReason(_ bad: BadConfig) {
+        expectConfigError(file: serverFile, key: bad.key, reason: bad.reason) {
+            _ = try parseServer(bad.toml)
+        }
+    }
+
+    @Test func defaultDataDirNeedsHome() {
+        expectConfigError(file: serverFile, key: "server.data_dir", reason: "cannot expand the default") {
+            _ = try parseServer("", env: [:])
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import SyncCore
+
+struct ChunkingTests {
+    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed | 1
+        return (0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        }
+    }
+
+    @Test func emptyFileHasNoChunks() {
+        let c = FileChunker().chunk(bytes: [])
+        #expect(c.chunks.isEmpty)
+        #expect(c.size == 0)
+        #expect(c.contentHash == Hashing.contentHash(chunks: []))
+        #expect(c.contentHash == Hashing.sha256Hex([UInt8]()))
+    }
+
+    @Test func smallFileIsOneChunk() {
+        let data = Self.bytes(100_000, seed: 1)
+        let c = FileChunker().chunk(bytes: data)
+        #expect(c.chunks.count == 1)
+        #expect(c.chunks[0].hash == Hashing.sha256Hex(data))
+        #expect(c.contentHash == Hashing.contentHash(chunks: [c.chunks[0].hash]))
+    }
+
+    @Test func chunksRespectBoundsAndCoverTheFile() {
+        let cdc = FastCDC(minSize: 2048, avgSize: 8192, maxSize: 32768)
+        let data = Self.bytes(1_000_000, seed: 2)
+        let c = FileChunker(cdc: cdc).chunk(bytes: data)
+        #expect(c.chunks.reduce(0) { $0 + $1.length } == data.count)
+        for (i, ref) in c.chunks.enumerated() {
+            #expect(ref.length <= 32768)
+            if i < c.chunks.count - 1 { #expect(ref.length >= 2048) }
+        }
+        let mean = data.count / c.chunks.count
+        #expect(mean > 4096 && mean < 16384, "mean chunk \(mean)")
+    }
+
+    @Test func anEditInTheMiddleChangesOnlyNearbyChunks() {
+        let cdc = FastCDC(minSize: 2048, avgSize: 8192, maxSize: 32768)
+        var data = Self.bytes(2_000_000, seed: 3)
+        let before = Set(FileChunker(cdc: cdc).chunk(bytes: data).chunks.map(\.hash))
+        data.insert(contentsOf: [1, 2, 3, 4, 5], at: 1_000_000)
+        let after = FileChunker(cdc: cdc).chunk(bytes: data).chunks.map(\.hash)
+        let changed = after.filter { !before.contains($0) }.count
+        #expect(changed >= 1 && changed <= 3, "changed \(changed) of \(after.count)")
+    }
+
+    @Test func streamingAndInMemoryAgree() throws {
+        let data = Self.bytes(9_000_000, seed: 4)
+        let path = "/tmp/syncd-chunk-\(UInt64.random(in: 0...UInt64.max))"
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        defer { close(fd); unlink(path) }
+        _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        lseek(fd, 0, SEEK_SET)
+        let streamed = try FileChunker().chunk(fd: fd, path: path)
+        #expect(streamed == FileChunker().chunk(bytes: data))
+        #expect(streamed.chunks.count >= 2)
+    }
+
+    @Test func batchRoundTripsAndRejectsTruncation() throws {
+        let a = Self.bytes(10, seed: 5), b = Self.bytes(0, seed: 6)
+        let body = ChunkBatch.encode([(Hashing.sha256Hex(a), a), (Hashing.sha256Hex(b), b)])
+        let records = try ChunkBatch.decode(body)
+        #expect(records.count == 2)
+        #expect(records[0].hash == Hashing.sha256Hex(a))
+        #expect(Array(records[0].bytes) == a)
+        #expect(records[1].bytes.isEmpty)
+        #expect(throws: ChunkBatch.DecodeError.self) { try ChunkBatch.decode(Array(body.dropLast(3))) }
+    }
+}

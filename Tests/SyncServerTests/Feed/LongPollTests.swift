@@ -1,0 +1,76 @@
+import Foundation
+import HummingbirdTesting
+import SyncCore
+import Testing
+
+@testable import SyncServerKit
+
+@Suite("Long-poll")
+struct LongPollTests {
+    @Test func longPollWakesOnCommit() async throws {
+        try await Fixture.with { fixture in
+            try await fixture.server.makeApplication().test(.live) { client in
+                let token = try await client.token(fixture.credential)
+                let clock = ContinuousClock()
+                let start = clock.now
+                async let polled = client.feed("since=0&wait=10", token: token)
+                // Commit once the poll is parked (deadline, not a fixed sleep).
+                let parkDeadline = clock.now + .seconds(5)
+                while await fixture.server.notifier.parkedCount == 0 && clock.now < parkDeadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                #expect(await fixture.server.notifier.parkedCount == 1)
+                _ = try await client.commitOK([Make.directory("woke")], token: token)
+                let page = try await polled
+                let elapsed = clock.now - start
+                #expect(page.entries.map(\.path) == ["woke"])
+                #expect(page.cursor == 1)
+                #expect(elapsed < .seconds(5), "long-poll took \(elapsed)")
+                #expect(await fixture.server.notifier.parkedCount == 0)
+            }
+        }
+    }
+
+    @Test func longPollTimesOutEmpty() async throws {
+        try await Fixture.with { fixture in
+            try await fixture.server.makeApplication().test(.router) { client in
+                let token = try await client.token(fixture.credential)
+                let clock = ContinuousClock()
+                let start = clock.now
+                let page = try await client.feed("since=0&wait=1", token: token)
+                let elapsed = clock.now - start
+                #expect(page.entries.isEmpty)
+                #expect(page.cursor == 0)
+                #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(5), "took \(elapsed)")
+                #expect(await fixture.server.notifier.parkedCount == 0)
+            }
+        }
+    }
+
+    @Test func notifierDoesNotMissACommitBeforeTheWait() async {
+        let notifier = ChangeNotifier()
+        await notifier.publish(folder: "f", rev: 3)
+        // A waiter that last saw rev 2 returns at once.
+        #expect(await notifier.wait(folder: "f", beyond: 2, timeout: .seconds(30)))
+    }
+
+    @Test func notifierCancellationLeaksNothing() async throws {
+        let notifier = ChangeNotifier()
+        let waiter = Task { await notifier.wait(folder: "f", beyond: 0, timeout: .seconds(60)) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while await notifier.parkedCount == 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(await notifier.parkedCount == 1)
+        waiter.cancel()
+        #expect(await waiter.value == false)
+        while await notifier.parkedCount != 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(await notifier.parkedCount == 0)
+        // Other folders' commits do not wake a waiter.
+        let other = Task { await notifier.wait(folder: "g", beyond: 0, timeout: .milliseconds(200)) }
+        await notifier.publish(folder: "h", rev: 1)
+        #expect(await other.value == false)
+    }
+}

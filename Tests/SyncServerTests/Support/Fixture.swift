@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import SyncCore
+import Testing
+
+@testable import SyncServerKit
+
+/// A server on a fresh data directory with folder `docs` (granted to device
+/// `laptop`) and folder `private` (granted to nobody).
+struct Fixture {
+    let dataDir: String
+    let server: SyncServer
+    let credential: String
+
+    static let folder = "docs"
+    static let privateFolder = "private"
+
+    static func make(tokenLifetime: Duration = .seconds(3600)) async throws -> Fixture {
+        let dataDir = try TemporaryDirectory.make()
+        let settings = ServerSettings(host: "127.0.0.1", port: 0, dataDir: dataDir, tokenLifetime: tokenLifetime)
+        let server = try SyncServer(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await server.admin.addFolder(folder)
+        try await server.admin.addFolder(privateFolder)
+        let credential = try await server.admin.addDevice(name: "laptop", folders: [folder])
+        return Fixture(dataDir: dataDir, server: server, credential: credential)
+    }
+
+    /// Runs `body` with a fresh fixture and removes its directory afterwards.
+    static func with<T>(
+        tokenLifetime: Duration = .seconds(3600), _ body: (Fixture) async throws -> T
+    ) async throws -> T {
+        let fixture = try await make(tokenLifetime: tokenLifetime)
+        defer { TemporaryDirectory.remove(fixture.dataDir) }
+        return try await body(fixture)
+    }
+
+    var deviceID: String { String(credential.prefix(16)) }
+}
+
+enum TemporaryDirectory {
+    static func make() throws -> String {
+        let path = NSTemporaryDirectory() + "syncserver-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Builders for chunks and commit changes.
+enum Make {
+    static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    static func hash(_ bytes: [UInt8]) -> String { Hashing.sha256Hex(bytes) }
+
+    /// A file change made of `chunks` (their bytes, in order).
+    static func file(_ path: String, base: Int64 = 0, chunks: [[UInt8]]) -> CommitChange {
+        let hashes = chunks.map(hash)
+        return CommitChange(
+            path: path, baseRev: base, kind: .file, size: Int64(chunks.reduce(0) { $0 + $1.count }),
+            mtimeNs: 1_700_000_000_000_000_000, mode: 0o644, chunks: hashes,
+            contentHash: Hashing.contentHash(chunks: hashes), deleted: false)
+    }
+
+    static func tombstone(_ path: String, base: Int64) -> CommitChange {
+        CommitChange(
+            path: path, baseRev: base, kind: .file, size: 0, mtimeNs: 0, mode: 0o644, chunks: [],
+            contentHash: Hashing.contentHash(chunks: []), deleted: true)
+    }
+
+    static func directory(_ path: String, base: Int64 = 0) -> CommitChange {
+        CommitChange(
+            path: path, baseRev: base, kind: .directory, size: 0, mtimeNs: 0, mode: 0o755, chunks: [],
+            contentHash: Hashing.contentHash(chunks: []), deleted: false)
+    }
+
+    static func symlink(_ path: String, target: String, base: Int64 = 0) -> CommitChange {
+        CommitChange(
+            path: path, baseRev: base, kind: .symlink, size: Int64(target.utf8.count), mtimeNs: 0, mode: 0o777,
+            chunks: [], contentHash: Hashing.sha256Hex(Array(target.utf8)), deleted: false, symlinkTarget: target)
+    }
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what building and testing syncd needs on Debian 12. Idempotent and
+# quick when everything is already there.
+set -euo pipefail
+
+packages=(libinotifytools0-dev libsqlite3-dev pkg-config)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "note: add /opt/swift/usr/bin to PATH" >&2
+  else
+    echo "error: a Swift 6 toolchain is required (swift not on PATH); install it from swift.org" >&2
+    exit 1
+  fi
+fi
