@@ -11,7 +11,8 @@ public struct ListeningAddress: Sendable, Equatable, CustomStringConvertible {
         self.host = host
         self.port = port
     }
-    public var description: String { "\(host):\(port)" }
+    /// `host:port`, with an IPv6 host in brackets (`[::1]:8417`).
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
 /// The sync server: opens its stores under `settings.dataDir` (creating and

@@ -55,8 +55,13 @@ public enum Daemon {
         let excluded = [config.daemon.stateDir].compactMap { dir -> String? in
             dir.hasPrefix(folder.path + "/") ? String(dir.dropFirst(folder.path.count + 1)) : nil
         }
+        let materializer = Materializer(root: folder.path, trashRoot: config.daemon.stateDir + "/trash/" + folder.id)
+        let applier = RemoteApplier(
+            folder: folder.id, index: index, remote: remote, materializer: materializer, progress: progress,
+            logger: folderLogger)
         return FolderEngine(
-            config: folder, index: index, queue: queue, progress: progress, excluded: excluded, logger: folderLogger)
+            config: folder, index: index, queue: queue, progress: progress, remote: remote, applier: applier,
+            excluded: excluded, logger: folderLogger)
     }
 }
 

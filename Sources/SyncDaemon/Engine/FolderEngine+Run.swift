@@ -20,8 +20,10 @@ extension FolderEngine {
             logger.error("cannot read folder state", metadata: ["folder": "\(id)", "error": "\(error)"])
         }
         await fullScan()
+        await queue.onConflict { entries in await self.applyRemote(entries) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.queue.run() }
+            group.addTask { await self.followRemote() }
             group.addTask {
                 for await message in stream { await self.handle(message) }
             }

@@ -23,21 +23,23 @@ extension FolderEngine {
             case .starting: state = .starting
             case .scanning: state = .scanning
             case .running:
-                if offline != nil && pending > 0 {
+                if feedError != nil || (offline != nil && pending > 0) {
                     state = .offline
                 } else {
                     state = pending > 0 || busy ? .syncing : .idle
                 }
             }
         }
-        if let offline, state == .offline {
+        if let feedError, state == .offline {
+            errors.insert(PathErrorStatus(path: "", message: "server unreachable: \(feedError.message)", retryAt: Self.iso(feedError.retryAt)), at: 0)
+        } else if let offline, state == .offline {
             errors.insert(PathErrorStatus(path: "", message: "server unreachable: \(offline)", retryAt: nil), at: 0)
         }
         let transfers = await progress.snapshot().map {
             Transfer(path: $0.path, direction: $0.direction, bytesDone: $0.done, bytesTotal: $0.total)
         }
         return FolderStatus(
-            id: id, path: root, state: state, pendingUploads: pending, pendingDownloads: 0, transferring: transfers,
+            id: id, path: root, state: state, pendingUploads: pending, pendingDownloads: pendingDownloads, transferring: transfers,
             conflicts: try index.conflictCount(folder: id), errors: errors,
             lastSyncedAt: stored.lastSyncedAt.map(Self.iso), remoteCursor: stored.remoteCursor,
             watchedDirectories: watchedDirectories)

@@ -1,6 +1,7 @@
 import Foundation
 import Inotify
 import Logging
+import SyncClient
 import SyncConfig
 import SyncControl
 
@@ -13,6 +14,8 @@ public actor FolderEngine {
     let index: IndexStore
     public let queue: TransferQueue
     let progress: TransferProgress
+    let remote: RemoteClient
+    let applier: RemoteApplier
     let logger: Logger
     /// Paths we must never sync from inside the folder (e.g. the state dir).
     let excluded: [String]
@@ -27,13 +30,17 @@ public actor FolderEngine {
     var watchProblem: String?
     var watchedDirectories = 0
     var settling: [String: Task<Void, Never>] = [:]
+    var feedError: FeedProblem?
+    var pendingDownloads = 0
 
     enum Phase: Sendable { case starting, scanning, running }
 
     init(
         config: DaemonConfig.Folder, index: IndexStore, queue: TransferQueue, progress: TransferProgress,
-        excluded: [String], logger: Logger
+        remote: RemoteClient, applier: RemoteApplier, excluded: [String], logger: Logger
     ) {
+        self.remote = remote
+        self.applier = applier
         self.id = config.id
         self.root = config.path
         self.config = config

@@ -77,6 +77,12 @@ struct IndexUpdate: Sendable {
     var locals: [LocalRecord] = []
     var removedLocals: [String] = []
     var bases: [BaseRecord] = []
+
+    func adding(local: LocalRecord) -> IndexUpdate {
+        var copy = self
+        copy.locals.append(local)
+        return copy
+    }
 }
 
 extension IndexStore {

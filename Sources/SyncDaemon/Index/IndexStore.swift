@@ -60,6 +60,10 @@ public final class IndexStore: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v2-local-content-index") { db in
+            // Downloads look for a local file that already has the content (moves, copies).
+            try db.execute(sql: "CREATE INDEX local_files_content ON local_files (folder_id, content_hash)")
+        }
         return migrator
     }
 }

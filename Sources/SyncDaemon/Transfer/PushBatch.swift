@@ -15,7 +15,8 @@ struct PushBatchResult: Sendable {
     var transientError: RemoteError?
     /// Permanent per-path failures.
     var failed: [String: String] = [:]
-    var conflicts: [(path: String, remoteRev: Int64, localHash: String, remoteHash: String)] = []
+    /// The server has a version our base did not know: the current entries, for the engine to plan against.
+    var conflicts: [WireEntry] = []
     var bytesSent: Int64 = 0
 }
 

@@ -40,9 +40,10 @@ extension TransferQueue {
             // Waiters of this run get its outcome; those who came during it wait for the rerun (`again`).
             for (path, outcome) in result.outcomes { resolve(path, with: outcome) }
             if !again.isEmpty { logger.debug("rerunning paths changed during push", metadata: ["count": "\(again.count)"]) }
-            for c in result.conflicts {
-                try index.recordConflict(
-                    folder: folder, path: c.path, remoteRev: c.remoteRev, localHash: c.localHash, remoteHash: c.remoteHash)
+            if !result.conflicts.isEmpty, let conflictHandler {
+                // Plan against the server's current version (conflict copy or adoption).
+                let entries = result.conflicts
+                Task { await conflictHandler(entries) }
             }
             if !result.failed.isEmpty {
                 for (path, message) in result.failed {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SyncClient
+import SyncCore
 
 /// Runs a folder's journal: claims ready ops in batches, pushes them, records
 /// the outcome, and tells every waiter exactly once. Requests for a path that
@@ -20,6 +21,8 @@ public actor TransferQueue {
     private(set) var paused = false
     /// The last transient error, while the server is unreachable.
     var offlineError: RemoteError?
+    /// Gets the server's current entries when a push found them changed.
+    var conflictHandler: (@Sendable ([WireEntry]) async -> Void)?
     /// Pushes started, for tests and status.
     public internal(set) var batchesPushed = 0
     public internal(set) var changesCommitted = 0
@@ -49,6 +52,10 @@ public actor TransferQueue {
             }
             wake?.yield()
         }
+    }
+
+    func onConflict(_ handler: @escaping @Sendable ([WireEntry]) async -> Void) {
+        conflictHandler = handler
     }
 
     public func setPaused(_ value: Bool) {

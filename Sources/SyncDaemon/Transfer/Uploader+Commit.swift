@@ -68,7 +68,7 @@ extension Uploader {
                 result.outcomes[owner] = result.outcomes[owner] ?? .unchanged
                 return
             }
-            result.conflicts.append((change.path, outcome.rev, change.contentHash, current?.contentHash ?? ""))
+            if let current { result.conflicts.append(current) }
             result.outcomes[owner] = .conflict(remoteRev: outcome.rev)
         }
     }

@@ -45,7 +45,7 @@ extension ChunkStore {
             guard close(fd) == 0 else { throw StoreIOError(operation: "close", path: temp, code: errno) }
             if rename(temp, final) != 0 {
                 guard errno == ENOENT else { throw StoreIOError(operation: "rename", path: final, code: errno) }
-                try POSIX.makeDirectories(String(final.dropLast(hash.utf8.count + 1)))
+                try makeFanOutDirectories(for: hash)
                 guard rename(temp, final) == 0 else {
                     throw StoreIOError(operation: "rename", path: final, code: errno)
                 }
@@ -56,6 +56,15 @@ extension ChunkStore {
         }
         noteWritten()
         return true
+    }
+
+    /// Creates `ab` and `ab/cd` under the root (two mkdirs, not a walk from `/`).
+    private func makeFanOutDirectories(for hash: String) throws(StoreIOError) {
+        let parent = "\(root)/\(hash.prefix(2))"
+        let leaf = "\(parent)/\(hash.dropFirst(2).prefix(2))"
+        for directory in [parent, leaf] where mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw StoreIOError(operation: "mkdir", path: directory, code: errno)
+        }
     }
 
     /// The chunk's bytes (or the requested part of them); nil if not stored.

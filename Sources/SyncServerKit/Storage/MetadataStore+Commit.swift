@@ -15,9 +15,12 @@ extension MetadataStore {
             var results: [CommitResult] = []
             results.reserveCapacity(changes.count)
             for change in changes {
-                let current = try Row.fetchOne(statements.current, arguments: [folder, change.path])
-                    .map(EntryColumns.wireEntry)
-                guard Self.accepts(change, current: current) else {
+                // Only rev and deleted decide; the whole entry is read for conflicts only.
+                let state = try Row.fetchOne(statements.state, arguments: [folder, change.path])
+                    .map { (rev: $0[0] as Int64, deleted: $0[1] as Bool) }
+                guard Self.accepts(baseRev: change.baseRev, current: state) else {
+                    let current = try Row.fetchOne(statements.current, arguments: [folder, change.path])
+                        .map(EntryColumns.wireEntry)
                     results.append(CommitResult(path: change.path, status: .conflict, rev: current?.rev ?? 0, current: current))
                     continue
                 }
@@ -31,19 +34,21 @@ extension MetadataStore {
     }
 
     /// The conflict rule.
-    static func accepts(_ change: CommitChange, current: WireEntry?) -> Bool {
-        guard let current else { return change.baseRev == 0 }
-        return current.rev == change.baseRev || (current.deleted && change.baseRev == 0)
+    static func accepts(baseRev: Int64, current: (rev: Int64, deleted: Bool)?) -> Bool {
+        guard let current else { return baseRev == 0 }
+        return current.rev == baseRev || (current.deleted && baseRev == 0)
     }
 }
 
 /// Prepared statements of one commit transaction (the hot path: no records, no reparsing).
 private struct CommitStatements {
+    let state: Statement
     let current: Statement
     let upsert: Statement
     let history: Statement
 
     init(_ db: Database) throws {
+        state = try db.cachedStatement(sql: "SELECT rev, deleted FROM entries WHERE folder_id = ? AND path = ?")
         current = try db.cachedStatement(
             sql: "SELECT \(EntryColumns.select) FROM entries WHERE folder_id = ? AND path = ?")
         upsert = try db.cachedStatement(

@@ -62,11 +62,10 @@ struct AuthTests {
     }
 
     @Test func expiredTokenIs401() async throws {
-        try await Fixture.with(tokenLifetime: .milliseconds(100)) { fixture in
+        try await Fixture.with(tokenLifetime: .milliseconds(200)) { fixture in
             try await fixture.server.makeApplication().test(.router) { client in
                 let token = try await client.token(fixture.credential)
-                #expect(try await client.changes(token: token).status == .ok)
-                try await Task.sleep(for: .milliseconds(250))
+                try await Task.sleep(for: .milliseconds(300))
                 let response = try await client.changes(token: token)
                 #expect(response.status == .unauthorized)
                 #expect(response.errorCode == "unauthorized")
@@ -116,5 +115,16 @@ struct AuthTests {
                 #expect(unknown.errorCode == "not_found")
             }
         }
+    }
+
+    @Test func tokenStoreExpiresTokens() async throws {
+        let store = TokenStore(lifetime: .milliseconds(500))
+        let session = DeviceSession(deviceID: "0123456789abcdef", deviceName: "d", folders: ["docs"])
+        let token = await store.issue(for: session)
+        #expect(await store.session(for: token) == session)
+        #expect(await store.session(for: "unknown") == nil)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(await store.session(for: token) == nil)
+        #expect(await store.count == 0)
     }
 }

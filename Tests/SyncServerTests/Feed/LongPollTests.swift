@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import SyncCore
 import Testing
@@ -20,7 +21,16 @@ struct LongPollTests {
                     try await Task.sleep(for: .milliseconds(5))
                 }
                 #expect(await fixture.server.notifier.parkedCount == 1)
-                _ = try await client.commitOK([Make.directory("woke")], token: token)
+                // On a second connection: the first one is busy with the poll.
+                let other = TestClient(host: "127.0.0.1", port: try #require(client.port))
+                other.connect()
+                let body = try JSONEncoder().encode(CommitRequest(changes: [Make.directory("woke")]))
+                let commit = try await other.execute(
+                    .init(
+                        "/v1/folders/docs/commit", method: .post, headers: [.authorization: "Bearer \(token)"],
+                        body: ByteBuffer(bytes: body)))
+                try await other.shutdown()
+                #expect(commit.status == .ok)
                 let page = try await polled
                 let elapsed = clock.now - start
                 #expect(page.entries.map(\.path) == ["woke"])

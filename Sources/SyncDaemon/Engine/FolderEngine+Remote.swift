@@ -1,0 +1,60 @@
+import Foundation
+import SyncClient
+import SyncCore
+
+extension FolderEngine {
+    /// Follows the server's change feed (long-poll) and applies what it brings.
+    /// The cursor is stored only after the page's changes are applied or journaled.
+    func followRemote() async {
+        var failures = 0
+        while !Task.isCancelled {
+            if await queue.paused || rootProblem != nil {
+                do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
+                continue
+            }
+            do {
+                let cursor = try index.folderState(folder: id).remoteCursor
+                let page = try await remote.changes(folder: id, since: cursor, waitSeconds: 25, limit: 1_000)
+                feedError = nil
+                failures = 0
+                if !page.entries.isEmpty { await applyRemote(page.entries) }
+                if page.cursor != cursor { try index.setRemoteCursor(folder: id, page.cursor) }
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                failures += 1
+                let delay = Backoff(initial: 0.5, maximum: 30).delay(afterAttempt: failures - 1, jitter: Double.random(in: 0..<1))
+                feedError = FeedProblem(message: "\(error)", retryAt: Date().addingTimeInterval(delay))
+                logger.warning("change feed failed", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
+                do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+            }
+        }
+    }
+
+    /// Applies remote entries (from the feed, or the current entries a push conflicted with).
+    func applyRemote(_ entries: [WireEntry]) async {
+        pendingDownloads += entries.count
+        defer { pendingDownloads -= entries.count }
+        let device = await remote.deviceName ?? "device"
+        let box = IgnoreBox(rules: ignore, excluded: excluded)
+        let outcome = await applier.apply(entries, device: device, skip: { box.skips($0, isDirectory: $1) })
+        for (path, message) in outcome.errors { logger.warning("remote change not applied", metadata: ["path": "\(path)", "error": "\(message)"]) }
+        recordRemoteErrors(outcome.errors)
+        if !outcome.pushes.isEmpty { await journal(outcome.pushes) }
+    }
+
+    private func recordRemoteErrors(_ errors: [(path: String, message: String)]) {
+        do {
+            for e in errors { try index.showError(folder: id, path: e.path, message: e.message) }
+        } catch {
+            logger.error("cannot record errors", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Why the change feed is not being followed right now.
+struct FeedProblem: Sendable {
+    var message: String
+    var retryAt: Date
+}

@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+
+extension IndexStore {
+    public func setRemoteCursor(folder: String, _ cursor: Int64) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO folder_state (folder_id, remote_cursor) VALUES (?, ?)
+                    ON CONFLICT (folder_id) DO UPDATE SET remote_cursor = excluded.remote_cursor
+                    """, arguments: [folder, cursor])
+        }
+    }
+
+    /// A local file whose content hashes to `contentHash` (a source to copy instead of downloading).
+    func localFile(folder: String, contentHash: String) throws -> LocalRecord? {
+        try pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND content_hash = ? AND kind = 'file' LIMIT 1",
+                arguments: [folder, contentHash]
+            ).map(Self.local)
+        }
+    }
+
+    /// Applies index changes outside a push (downloads, adopted revisions) in one transaction.
+    func record(folder: String, _ update: IndexUpdate) throws {
+        try pool.write { db in try apply(folder: folder, update, in: db) }
+    }
+
+    /// Whether a local change to `path` is queued or being pushed.
+    func hasPendingPush(folder: String, path: String) throws -> Bool {
+        try pool.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND path = ?)",
+                arguments: [folder, path]) ?? false
+        }
+    }
+}
+
+extension IndexStore {
+    /// Shows a per-path error that no retry will clear by itself.
+    func showError(folder: String, path: String, message: String) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO path_errors (folder_id, path, message, retry_at) VALUES (?, ?, ?, NULL)",
+                arguments: [folder, path, message])
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import SyncCore
+
+/// What is on disk at a path right now, as far as planning needs to know.
+public struct LocalView: Sendable, Equatable {
+    public var kind: EntryKind?
+    /// Content hash of what is on disk (nil when nothing is there).
+    public var contentHash: String?
+
+    public static let absent = LocalView(kind: nil, contentHash: nil)
+    public init(kind: EntryKind?, contentHash: String?) {
+        self.kind = kind
+        self.contentHash = contentHash
+    }
+    public var exists: Bool { kind != nil }
+}
+
+/// What to do about one remote entry.
+public enum PlanAction: Sendable, Equatable {
+    /// We already have this revision.
+    case nothing
+    /// Both sides hold the same thing: just record the remote rev as the base.
+    case adopt
+    /// Write the remote version to disk.
+    case download
+    /// Remove the local path (into the trash).
+    case deleteLocal
+    /// Both sides changed differently: keep the local version as a conflict copy, then download.
+    case conflict
+    /// The local edit wins over a remote delete: record the tombstone as base and push the local version.
+    case keepLocalEdit
+}
+
+/// Three-way decision per path: local × base × remote. Pure and deterministic.
+public enum Planner {
+    public static func plan(local: LocalView, base: BaseRecord?, remote: WireEntry) -> PlanAction {
+        if let base, base.rev == remote.rev { return .nothing }
+        let liveBase = base.flatMap { $0.deleted ? nil : $0 }
+        let localChanged: Bool
+        switch (local.exists, liveBase) {
+        case (false, nil): localChanged = false
+        case (false, .some): localChanged = true  // deleted here
+        case (true, nil): localChanged = true  // created here
+        case (true, .some(let b)): localChanged = local.kind != b.kind || local.contentHash != b.contentHash
+        }
+        let sameAsRemote = remote.deleted
+            ? !local.exists
+            : local.kind == remote.kind && local.contentHash == remote.contentHash
+        if sameAsRemote { return .adopt }
+        if remote.deleted {
+            // Edit beats delete: a local change survives a remote delete.
+            return localChanged ? .keepLocalEdit : .deleteLocal
+        }
+        if !localChanged { return .download }
+        // Deleted here but edited there: edit beats delete.
+        if !local.exists { return .download }
+        return .conflict
+    }
+}

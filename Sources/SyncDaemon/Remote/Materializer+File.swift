@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+import Glibc
+import SyncCore
+
+extension Materializer {
+    /// Assembles `entry` in a staging file (copying from `copySource` when a
+    /// local file already has this content, else fetching each chunk),
+    /// verifies it, fsyncs, applies mode and mtime, re-checks the target and
+    /// renames into place. `beforeRename` records the index first (echo suppression).
+    func writeFile(
+        _ entry: WireEntry, expected: FileStat?, copySource: String?,
+        fetch: @Sendable (String) async throws -> [UInt8],
+        progress: @Sendable (Int64) async -> Void,
+        beforeRename: (FileStat) throws -> Void
+    ) async throws -> FileStat {
+        let path = entry.path
+        try ensureParent(of: path)
+        let staging = stagingPath(for: path)
+        let fd = open(staging, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw MaterializeError.io("create staging file", path) }
+        var keep = false
+        defer {
+            close(fd)
+            if !keep { unlink(staging) }
+        }
+        var copied = false
+        if let copySource { copied = copy(from: full(copySource), to: fd, expecting: entry) }
+        if !copied {
+            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw MaterializeError.io("truncate", path) }
+            for hash in entry.chunks {
+                let bytes = try await fetch(hash)
+                guard Hashing.sha256Hex(bytes) == hash else {
+                    throw MaterializeError(code: .hashMismatch, path: path, message: "chunk \(hash.prefix(12)) does not match its hash")
+                }
+                try writeAll(fd, bytes, path: path)
+                await progress(Int64(bytes.count))
+            }
+        }
+        guard fchmod(fd, mode_t(entry.mode & 0o7777 == 0 ? 0o644 : entry.mode & 0o7777)) == 0 else {
+            throw MaterializeError.io("chmod", path)
+        }
+        var times = [
+            timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: leave atime alone
+            timespec(tv_sec: Int(entry.mtimeNs / 1_000_000_000), tv_nsec: Int(entry.mtimeNs % 1_000_000_000)),
+        ]
+        guard futimens(fd, &times) == 0 else { throw MaterializeError.io("set mtime", path) }
+        guard fsync(fd) == 0 else { throw MaterializeError.io("fsync", path) }
+        guard let staged = FileStat.fstat(fd), staged.size == entry.size else {
+            throw MaterializeError(code: .hashMismatch, path: path, message: "assembled size differs from the entry's")
+        }
+        try checkUnchanged(path, expected: expected)
+        try beforeRename(staged)
+        guard rename(staging, full(path)) == 0 else { throw MaterializeError.io("rename into place", path) }
+        keep = true
+        guard case .found(let final) = FileStat.lstat(full(path)) else { throw MaterializeError.io("stat", path) }
+        return final
+    }
+
+    /// Copies a local file with the same content; false if it turned out different.
+    private func copy(from source: String, to fd: Int32, expecting entry: WireEntry) -> Bool {
+        let src = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard src >= 0 else { return false }
+        defer { close(src) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(src, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return false }
+            if n == 0 { break }
+            do { try writeAll(fd, Array(buffer[0..<n]), path: source) } catch { return false }
+        }
+        // Verify what landed in the staging file before trusting it.
+        guard lseek(fd, 0, SEEK_SET) == 0 else { return false }
+        let check = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC)
+        guard check >= 0 else { return false }
+        defer { close(check) }
+        do {
+            return try chunker.chunk(fd: check, path: source).contentHash == entry.contentHash
+        } catch {
+            return false
+        }
+    }
+
+    func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(MaterializeError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw .io("write", path) }
+            done += n
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import SyncClient
+import SyncCore
+
+/// Applies a page of the remote change feed to the folder: plans each entry
+/// (local × base × remote) and carries the plan out.
+struct RemoteApplier: Sendable {
+    let folder: String
+    let index: IndexStore
+    let remote: RemoteClient
+    let materializer: Materializer
+    let progress: TransferProgress
+    let logger: Logger
+
+    struct Outcome: Sendable {
+        /// Local paths to push (conflict copies, local edits that beat remote deletes).
+        var pushes: [String] = []
+        var errors: [(path: String, message: String)] = []
+        var conflicts = 0
+    }
+
+    func apply(_ entries: [WireEntry], device: String, skip: @Sendable (String, Bool) -> Bool) async -> Outcome {
+        var outcome = Outcome()
+        var valid: [WireEntry] = []
+        for entry in entries {
+            do {
+                _ = try RelativePath(validating: entry.path)
+                if !skip(entry.path, entry.kind == .directory) { valid.append(entry) }
+            } catch {
+                outcome.errors.append((entry.path, "refused a remote entry: \(error)"))
+            }
+        }
+        // Parents before children when creating; children before parents when deleting.
+        let live = valid.filter { !$0.deleted }.sorted { $0.path < $1.path }
+        let gone = valid.filter(\.deleted).sorted { $0.path > $1.path }
+        let stamp = Self.trashStamp()
+        for entry in live + gone {
+            if let message = await applyRetrying(entry, device: device, stamp: stamp, into: &outcome) {
+                outcome.errors.append((entry.path, message))
+                logger.warning("cannot apply remote change", metadata: ["path": "\(entry.path)", "error": "\(message)"])
+            }
+        }
+        return outcome
+    }
+
+    /// Applies one entry; if the user got in between planning and writing, plans
+    /// once more with what is there now. Returns the error message, if any.
+    private func applyRetrying(_ entry: WireEntry, device: String, stamp: String, into outcome: inout Outcome) async
+        -> String?
+    {
+        for attempt in 0..<2 {
+            do {
+                try await apply(entry, device: device, stamp: stamp, into: &outcome)
+                return nil
+            } catch let error as MaterializeError where error.code == .changedMeanwhile && attempt == 0 {
+                continue
+            } catch {
+                return "\(error)"
+            }
+        }
+        return nil
+    }
+
+    private func apply(_ entry: WireEntry, device: String, stamp: String, into outcome: inout Outcome) async throws {
+        let path = entry.path
+        let records = try index.records(folder: folder, paths: [path])
+        let base = records.base[path]
+        let (view, stat) = try materializer.inspect(path, record: records.local[path])
+        switch Planner.plan(local: view, base: base, remote: entry) {
+        case .nothing:
+            return
+        case .adopt:
+            var update = IndexUpdate()
+            update.bases.append(Self.base(entry))
+            if let stat, !entry.deleted { update.locals.append(Self.local(entry, stat: stat)) }
+            if entry.deleted { update.removedLocals.append(path) }
+            try index.record(folder: folder, update)
+        case .download:
+            try await materialize(entry, expected: stat)
+        case .deleteLocal:
+            try deleteLocal(entry, kind: view.kind ?? entry.kind, stamp: stamp, into: &outcome)
+        case .keepLocalEdit:
+            // Commit the local version on top of the tombstone.
+            var update = IndexUpdate()
+            update.bases.append(Self.base(entry))
+            try index.record(folder: folder, update)
+            outcome.pushes.append(path)
+        case .conflict:
+            try await resolveConflict(entry, localHash: view.contentHash ?? "", device: device, into: &outcome)
+        }
+    }
+
+    private func deleteLocal(_ entry: WireEntry, kind: EntryKind, stamp: String, into outcome: inout Outcome) throws {
+        var update = IndexUpdate()
+        update.bases.append(Self.base(entry))
+        update.removedLocals.append(entry.path)
+        // Record first: the events our own removal causes must not be pushed back.
+        try index.record(folder: folder, update)
+        // (A `catch … where` on this typed throw hangs the Swift 6.3 optimizer: keep it a plain catch.)
+        do {
+            try materializer.moveToTrash(entry.path, kind: kind, stamp: stamp)
+        } catch {
+            guard error.code == .notEmpty else { throw error }
+            // New local files inside: the directory stays, and comes back on the server.
+            outcome.pushes.append(entry.path)
+        }
+    }
+
+    /// Keeps the local version next to the path as a conflict copy (pushed
+    /// too), then puts the remote version at the path.
+    private func resolveConflict(_ entry: WireEntry, localHash: String, device: String, into outcome: inout Outcome) async throws {
+        let copy = ConflictName.make(for: entry.path, device: device, at: Date())
+        guard rename(materializer.full(entry.path), materializer.full(copy)) == 0 else {
+            throw MaterializeError.io("rename to conflict copy", entry.path)
+        }
+        outcome.pushes.append(copy)
+        outcome.conflicts += 1
+        try index.recordConflict(
+            folder: folder, path: copy, remoteRev: entry.rev, localHash: localHash, remoteHash: entry.contentHash)
+        try await materialize(entry, expected: nil)
+    }
+
+    func materialize(_ entry: WireEntry, expected: FileStat?) async throws {
+        var update = IndexUpdate()
+        update.bases.append(Self.base(entry))
+        switch entry.kind {
+        case .directory:
+            update.locals.append(Self.local(entry, stat: try materializer.makeDirectory(entry.path, mode: entry.mode)))
+            try index.record(folder: folder, update)
+        case .symlink:
+            let stat = try materializer.makeSymlink(entry.path, target: entry.symlinkTarget ?? "", expected: expected)
+            update.locals.append(Self.local(entry, stat: stat))
+            try index.record(folder: folder, update)
+        case .file:
+            let source = try index.localFile(folder: folder, contentHash: entry.contentHash).map(\.path)
+            let folder = self.folder, remote = self.remote, progress = self.progress, path = entry.path
+            let early = update
+            await progress.begin(path: path, direction: "download", total: entry.size)
+            let final: FileStat
+            do {
+                final = try await materializer.writeFile(
+                entry, expected: expected, copySource: source == entry.path ? nil : source,
+                fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) },
+                progress: { bytes in await progress.advance(path: path, by: bytes) },
+                beforeRename: { staged in
+                    try index.record(folder: folder, early.adding(local: Self.local(entry, stat: staged)))
+                })
+            } catch {
+                await progress.end(paths: [path])
+                throw error
+            }
+            await progress.end(paths: [path])
+            var late = IndexUpdate()
+            late.locals.append(Self.local(entry, stat: final))
+            try index.record(folder: folder, late)
+        }
+    }
+
+    static func base(_ entry: WireEntry) -> BaseRecord {
+        BaseRecord(path: entry.path, kind: entry.kind, rev: entry.rev, contentHash: entry.contentHash, deleted: entry.deleted)
+    }
+
+    static func local(_ entry: WireEntry, stat: FileStat) -> LocalRecord {
+        LocalRecord(
+            path: entry.path, kind: entry.kind, inode: stat.inode, size: stat.size, mtimeNs: stat.mtimeNs,
+            ctimeNs: stat.ctimeNs, mode: stat.mode, contentHash: entry.contentHash, chunks: entry.chunks,
+            symlinkTarget: entry.symlinkTarget)
+    }
+
+    static func trashStamp() -> String {
+        let f = DateFormatter()
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        f.timeZone = TimeZone(identifier: "UTC")
+        return f.string(from: Date())
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import SyncCore
+import Testing
+
+@testable import SyncDaemon
+
+/// Exhaustive table of local × base × remote, and a seeded randomized check of invariants.
+struct PlannerTests {
+    static let h1 = String(repeating: "1", count: 64), h2 = String(repeating: "2", count: 64)
+    static let h3 = String(repeating: "3", count: 64)
+
+    static func remote(_ hash: String?, rev: Int64 = 5, kind: EntryKind = .file) -> WireEntry {
+        WireEntry(
+            path: "p", kind: kind, size: 1, mtimeNs: 0, mode: 0o644, chunks: [], contentHash: hash ?? h1,
+            deleted: hash == nil, rev: rev)
+    }
+
+    static func base(_ hash: String?, rev: Int64 = 3) -> BaseRecord {
+        BaseRecord(path: "p", kind: .file, rev: rev, contentHash: hash ?? h1, deleted: hash == nil)
+    }
+
+    static func local(_ hash: String?) -> LocalView { hash.map { LocalView(kind: .file, contentHash: $0) } ?? .absent }
+
+    struct Row: Sendable, CustomStringConvertible {
+        let local: String?
+        let base: String??
+        let remote: String?
+        let expected: PlanAction
+        init(local: String?, base: String??, remote: String?, expected: PlanAction) {
+            self.local = local
+            self.base = base
+            self.remote = remote
+            self.expected = expected
+        }
+        var description: String { "local \(local ?? "-") base \(String(describing: base)) remote \(remote ?? "-") → \(expected)" }
+    }
+
+    // base: nil = never synced; .some(nil) = tombstone; .some(h) = live with hash h.
+    static let table: [Row] = [
+        // Never synced here.
+        Row(local: nil, base: nil, remote: h1, expected: .download),
+        Row(local: nil, base: nil, remote: nil, expected: .adopt),
+        Row(local: h1, base: nil, remote: h1, expected: .adopt),
+        Row(local: h2, base: nil, remote: h1, expected: .conflict),
+        Row(local: h2, base: nil, remote: nil, expected: .keepLocalEdit),
+        // Synced, unchanged here.
+        Row(local: h1, base: .some(h1), remote: h2, expected: .download),
+        Row(local: h1, base: .some(h1), remote: nil, expected: .deleteLocal),
+        // Synced, changed here.
+        Row(local: h3, base: .some(h1), remote: h2, expected: .conflict),
+        Row(local: h2, base: .some(h1), remote: h2, expected: .adopt),
+        Row(local: h3, base: .some(h1), remote: nil, expected: .keepLocalEdit),
+        // Synced, deleted here.
+        Row(local: nil, base: .some(h1), remote: h2, expected: .download),
+        Row(local: nil, base: .some(h1), remote: nil, expected: .adopt),
+        // Base is a tombstone.
+        Row(local: nil, base: .some(nil), remote: h1, expected: .download),
+        Row(local: h1, base: .some(nil), remote: h2, expected: .conflict),
+        Row(local: h2, base: .some(nil), remote: h2, expected: .adopt),
+    ]
+
+    @Test(arguments: table)
+    func decides(_ row: Row) {
+        let base = row.base.map { Self.base($0) }
+        #expect(Planner.plan(local: Self.local(row.local), base: base, remote: Self.remote(row.remote)) == row.expected)
+    }
+
+    @Test func sameRevisionIsNothing() {
+        #expect(Planner.plan(local: Self.local(Self.h3), base: Self.base(Self.h1, rev: 5), remote: Self.remote(Self.h2, rev: 5)) == .nothing)
+    }
+
+    @Test func directoriesOnBothSidesAgree() {
+        let dir = Hashing.contentHash(chunks: [])
+        #expect(Planner.plan(local: LocalView(kind: .directory, contentHash: dir), base: nil, remote: Self.remote(dir, kind: .directory)) == .adopt)
+    }
+
+    /// Invariants over random inputs: nothing local is ever lost (a changed local
+    /// version is never simply overwritten or deleted), and equal sides never conflict.
+    @Test(arguments: [1, 2, 3, 42, 1234] as [UInt64])
+    func randomizedInvariants(seed: UInt64) {
+        var rng = SplitMix(seed: seed)
+        let hashes: [String?] = [nil, Self.h1, Self.h2, Self.h3]
+        for _ in 0..<2_000 {
+            let l = hashes[Int(rng.next() % 4)]
+            let b: String?? = rng.next() % 4 == 0 ? nil : .some(hashes[Int(rng.next() % 4)])
+            let r = hashes[Int(rng.next() % 4)]
+            let base = b.map { Self.base($0) }
+            let action = Planner.plan(local: Self.local(l), base: base, remote: Self.remote(r))
+            let liveBaseHash = base.flatMap { $0.deleted ? nil : $0.contentHash }
+            let localChanged = l != liveBaseHash
+            if l != nil && localChanged && l != r {
+                #expect(action == .conflict || action == .keepLocalEdit, "lost local edit: \(l ?? "-") \(String(describing: b)) \(r ?? "-") → \(action)")
+            }
+            if l == r { #expect(action == .adopt) }
+        }
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+struct ConflictNameTests {
+    static let date = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18 11:06:40 UTC
+
+    @Test func keepsExtensionAndDirectory() {
+        #expect(ConflictName.make(for: "a/b/report.txt", device: "laptop", at: Self.date) == "a/b/report (conflict laptop 2026-11-18 110640).txt")
+        #expect(ConflictName.make(for: "Makefile", device: "pc", at: Self.date) == "Makefile (conflict pc 2026-11-18 110640)")
+        #expect(ConflictName.make(for: ".bashrc", device: "pc", at: Self.date) == ".bashrc (conflict pc 2026-11-18 110640)")
+    }
+}
