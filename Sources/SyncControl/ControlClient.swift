@@ -35,6 +35,14 @@ public struct ControlClient: Sendable {
         try decode(FolderActionReply.self, try await request(.POST, "/v1/resume" + query(folder)))
     }
 
+    public func approveDeletes(folder: String?) async throws(Failure) -> ApprovalReply {
+        try decode(ApprovalReply.self, try await request(.POST, "/v1/approve-deletes" + query(folder)))
+    }
+
+    public func conflicts() async throws(Failure) -> [ConflictInfo] {
+        try decode([ConflictInfo].self, try await request(.GET, "/v1/conflicts"))
+    }
+
     private func query(_ folder: String?) -> String {
         guard let folder else { return "" }
         return "?folder=" + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder)

@@ -113,3 +113,33 @@ public struct FolderActionReply: Codable, Sendable, Equatable {
     public var folders: [String]
     public init(folders: [String]) { self.folders = folders }
 }
+
+/// Answer of `approve-deletes`.
+public struct ApprovalReply: Codable, Sendable, Equatable {
+    public var folders: [String]
+    public var released: Int
+    public init(folders: [String], released: Int) {
+        self.folders = folders
+        self.released = released
+    }
+}
+
+/// One conflict copy the daemon made (`syncctl conflicts`).
+public struct ConflictInfo: Codable, Sendable, Equatable {
+    public var folder: String
+    /// The conflict copy, which holds this device's version.
+    public var path: String
+    public var remoteRev: Int64
+    public var detectedAt: String
+    public init(folder: String, path: String, remoteRev: Int64, detectedAt: String) {
+        self.folder = folder
+        self.path = path
+        self.remoteRev = remoteRev
+        self.detectedAt = detectedAt
+    }
+    enum CodingKeys: String, CodingKey {
+        case folder, path
+        case remoteRev = "remote_rev"
+        case detectedAt = "detected_at"
+    }
+}

@@ -49,3 +49,36 @@ struct Resume: AsyncParsableCommand {
         } catch let failure as ControlClient.Failure { Exit.fail(failure) }
     }
 }
+
+struct ApproveDeletes: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "approve-deletes",
+        abstract: "Lets a held delete wave (more than max_delete_fraction of a folder) go ahead.")
+    @OptionGroup var daemon: DaemonOptions
+    @Argument(help: "Folder id; all folders when omitted.") var folder: String?
+
+    func run() async throws {
+        do {
+            let reply = try await daemon.client().approveDeletes(folder: folder)
+            Exit.out("approved \(reply.released) deletes in: " + reply.folders.joined(separator: ", "))
+        } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+    }
+}
+
+struct Conflicts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Lists the conflict copies syncd made (they hold this device's version).")
+    @OptionGroup var daemon: DaemonOptions
+    @Flag(name: .long, help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let list: [ConflictInfo]
+        do { list = try await daemon.client().conflicts() } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+        if json {
+            Exit.out(String(decoding: try JSONEncoder().encode(list), as: UTF8.self))
+        } else if list.isEmpty {
+            Exit.out("no conflicts")
+        } else {
+            for c in list { Exit.out("\(c.folder)  \(c.path)  (remote rev \(c.remoteRev), \(c.detectedAt))") }
+        }
+    }
+}

@@ -9,7 +9,7 @@ struct Syncctl: AsyncParsableCommand {
         commandName: "syncctl",
         abstract: "Shows and steers what syncd is doing.",
         discussion: "Exit status: 0 ok, 1 an error was shown, 2 the daemon is not reachable.",
-        subcommands: [Status.self, Pause.self, Resume.self])
+        subcommands: [Status.self, Pause.self, Resume.self, Conflicts.self, ApproveDeletes.self])
 }
 
 /// Where to find the daemon: shared by every verb.

@@ -117,3 +117,14 @@ struct ConflictNameTests {
         #expect(ConflictName.make(for: ".bashrc", device: "pc", at: Self.date) == ".bashrc (conflict pc 2026-11-18 110640)")
     }
 }
+
+struct DeleteGuardTests {
+    @Test func waitsOnlyForLargeWaves() {
+        let g = DeleteGuard(maxFraction: 0.5)
+        #expect(!g.mustWait(deletes: 10, liveEntries: 10), "a handful never waits")
+        #expect(g.mustWait(deletes: 80, liveEntries: 100))
+        #expect(!g.mustWait(deletes: 50, liveEntries: 100))
+        #expect(!g.mustWait(deletes: 40, liveEntries: 1000))
+        #expect(!g.mustWait(deletes: 0, liveEntries: 0))
+    }
+}

@@ -18,6 +18,12 @@ enum ControlServer {
         router.post("/v1/resume") { request, _ in
             try json(FolderActionReply(folders: try await daemon.setPaused(false, folder: request.uri.queryParameters["folder"].map(String.init))))
         }
+        router.post("/v1/approve-deletes") { request, _ in
+            try json(try await daemon.approveDeletes(folder: request.uri.queryParameters["folder"].map(String.init)))
+        }
+        router.get("/v1/conflicts") { _, _ in
+            try json(try await daemon.conflicts())
+        }
         return Application(
             router: router,
             configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: "syncd"),
@@ -59,12 +65,28 @@ final class DaemonState: Sendable {
             daemon: .init(version: version, pid: getpid(), uptimeS: Date().timeIntervalSince(started)), folders: folders)
     }
 
+    func approveDeletes(folder: String?) async throws -> ApprovalReply {
+        let chosen = try choose(folder)
+        var released = 0
+        for engine in chosen { released += try await engine.approveDeletes() }
+        return ApprovalReply(folders: chosen.map(\.id), released: released)
+    }
+
+    func conflicts() async throws -> [ConflictInfo] {
+        var all: [ConflictInfo] = []
+        for engine in engines { all += try await engine.conflicts() }
+        return all
+    }
+
+    private func choose(_ folder: String?) throws -> [FolderEngine] {
+        let chosen = engines.filter { folder == nil || $0.id == folder }
+        guard !chosen.isEmpty else { throw HTTPError(.notFound, message: "no folder with id \(folder ?? "")") }
+        return chosen
+    }
+
     /// Pauses or resumes one folder (or all when `folder` is nil); names the folders touched.
     func setPaused(_ paused: Bool, folder: String?) async throws -> [String] {
-        let chosen = engines.filter { folder == nil || $0.id == folder }
-        guard !chosen.isEmpty else {
-            throw HTTPError(.notFound, message: "no folder with id \(folder ?? "")")
-        }
+        let chosen = try choose(folder)
         for engine in chosen { try await engine.setPaused(paused) }
         return chosen.map(\.id)
     }

@@ -50,7 +50,9 @@ public enum Daemon {
         let uploader = Uploader(
             folder: folder.id, index: index, remote: remote, preparer: Preparer(root: folder.path), progress: progress,
             maxConcurrent: config.transfer.maxConcurrent, logger: folderLogger)
-        let queue = TransferQueue(folder: folder.id, index: index, uploader: uploader, logger: folderLogger)
+        let queue = TransferQueue(
+            folder: folder.id, index: index, uploader: uploader,
+            deleteGuard: DeleteGuard(maxFraction: folder.maxDeleteFraction), logger: folderLogger)
         // Never sync our own state if someone put it inside a folder.
         let excluded = [config.daemon.stateDir].compactMap { dir -> String? in
             dir.hasPrefix(folder.path + "/") ? String(dir.dropFirst(folder.path.count + 1)) : nil

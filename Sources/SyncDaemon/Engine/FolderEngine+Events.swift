@@ -40,8 +40,13 @@ extension FolderEngine {
             // Files may have landed in it before its watch existed: scan it.
             cancelSettle(path)
             await scanSubtree(path)
-        } else if !f.isDisjoint(with: [.closedWrite, .movedTo, .movedFrom, .deleted, .selfGone]) {
-            // The writer is done (or the path is gone): act at once.
+        } else if !f.isDisjoint(with: [.movedFrom, .deleted, .selfGone]) && f.isDisjoint(with: [.closedWrite, .movedTo]) {
+            // Gone: act almost at once, letting the rest of an `rm -r` join the same batch
+            // so the delete-wave guard sees the wave whole.
+            cancelSettle(path)
+            await journal([path], delay: deleteGatherDelay())
+        } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
+            // The writer is done (or the file was renamed into place): act at once.
             cancelSettle(path)
             await journal([path])
         } else if !f.isDisjoint(with: [.modified, .created, .attributes]) {
@@ -68,9 +73,19 @@ extension FolderEngine {
         settling.removeValue(forKey: path)?.cancel()
     }
 
-    func journal(_ paths: [String]) async {
+    static let deleteGather: TimeInterval = 0.25
+
+    /// Deletes of one burst all become due at the same moment, so they are claimed as one batch.
+    private func deleteGatherDelay() -> TimeInterval {
+        let now = Date()
+        if let due = deleteBurstDue, due > now { return due.timeIntervalSince(now) }
+        deleteBurstDue = now.addingTimeInterval(Self.deleteGather)
+        return Self.deleteGather
+    }
+
+    func journal(_ paths: [String], delay: TimeInterval = 0) async {
         do {
-            try await queue.enqueue(paths)
+            try await queue.enqueue(paths, delay: delay)
         } catch {
             logger.error("cannot journal change", metadata: ["folder": "\(id)", "error": "\(error)"])
         }

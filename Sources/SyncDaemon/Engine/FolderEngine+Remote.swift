@@ -17,7 +17,14 @@ extension FolderEngine {
                 let page = try await remote.changes(folder: id, since: cursor, waitSeconds: 25, limit: 1_000)
                 feedError = nil
                 failures = 0
-                if !page.entries.isEmpty { await applyRemote(page.entries) }
+                if !page.entries.isEmpty {
+                    guard try remoteDeletesAllowed(page.entries) else {
+                        // Held until `syncctl approve-deletes`; the cursor stays put.
+                        do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
+                        continue
+                    }
+                    await applyRemote(page.entries)
+                }
                 if page.cursor != cursor { try index.setRemoteCursor(folder: id, page.cursor) }
             } catch is CancellationError {
                 return
@@ -30,6 +37,34 @@ extension FolderEngine {
                 do { try await Task.sleep(for: .seconds(delay)) } catch { return }
             }
         }
+    }
+
+    /// The delete-wave guard for remote deletes: a page that would delete too
+    /// much of the folder waits for approval.
+    private func remoteDeletesAllowed(_ entries: [WireEntry]) throws -> Bool {
+        let tombstones = entries.filter(\.deleted).map(\.path)
+        guard !tombstones.isEmpty else { return true }
+        let bases = try index.records(folder: id, paths: tombstones).base
+        let deletes = bases.values.filter { !$0.deleted }.count
+        let guardrail = DeleteGuard(maxFraction: config.maxDeleteFraction)
+        let live = try index.liveBaseCount(folder: id)
+        if remoteDeletesApproved || !guardrail.mustWait(deletes: deletes, liveEntries: live) {
+            remoteDeletesApproved = false
+            remoteDeletesHeld = 0
+            return true
+        }
+        if remoteDeletesHeld != deletes {
+            logger.warning("remote delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(deletes)"])
+        }
+        remoteDeletesHeld = deletes
+        return false
+    }
+
+    /// `syncctl approve-deletes`: held local and remote delete waves go ahead.
+    public func approveDeletes() async throws -> Int {
+        let remote = remoteDeletesHeld
+        remoteDeletesApproved = remote > 0
+        return try await queue.approveDeletes() + remote
     }
 
     /// Applies remote entries (from the feed, or the current entries a push conflicted with).

@@ -13,11 +13,18 @@ extension FolderEngine {
         let offline = await queue.offlineError
         let paused = await queue.paused
         let busy = await queue.isBusy
+        let held = try index.heldCount(folder: id) + remoteDeletesHeld
         let state: FolderState
         if paused {
             state = .paused
         } else if rootProblem != nil {
             state = .error
+        } else if held > 0 {
+            state = .waitingForApproval
+            errors.insert(
+                PathErrorStatus(
+                    path: "", message: "\(held) deletes wait for approval: run `syncctl approve-deletes \(id)`", retryAt: nil),
+                at: 0)
         } else {
             switch phase {
             case .starting: state = .starting
@@ -43,6 +50,12 @@ extension FolderEngine {
             conflicts: try index.conflictCount(folder: id), errors: errors,
             lastSyncedAt: stored.lastSyncedAt.map(Self.iso), remoteCursor: stored.remoteCursor,
             watchedDirectories: watchedDirectories)
+    }
+
+    public func conflicts() throws -> [ConflictInfo] {
+        try index.conflicts(folder: id).map {
+            ConflictInfo(folder: id, path: $0.path, remoteRev: $0.remoteRev, detectedAt: Self.iso($0.detectedAt))
+        }
     }
 
     static func iso(_ date: Date) -> String {

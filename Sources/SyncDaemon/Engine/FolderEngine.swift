@@ -32,6 +32,11 @@ public actor FolderEngine {
     var settling: [String: Task<Void, Never>] = [:]
     var feedError: FeedProblem?
     var pendingDownloads = 0
+    /// Remote deletes waiting for approval, and the approval for the next page.
+    var remoteDeletesHeld = 0
+    var remoteDeletesApproved = false
+    /// When the current burst of local deletes becomes due.
+    var deleteBurstDue: Date?
 
     enum Phase: Sendable { case starting, scanning, running }
 

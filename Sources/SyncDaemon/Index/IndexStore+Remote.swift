@@ -1,15 +1,10 @@
 import Foundation
 import GRDB
+import SyncCore
 
 extension IndexStore {
     public func setRemoteCursor(folder: String, _ cursor: Int64) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO folder_state (folder_id, remote_cursor) VALUES (?, ?)
-                    ON CONFLICT (folder_id) DO UPDATE SET remote_cursor = excluded.remote_cursor
-                    """, arguments: [folder, cursor])
-        }
+        try setFolderState(folder: folder, column: "remote_cursor", cursor)
     }
 
     /// A local file whose content hashes to `contentHash` (a source to copy instead of downloading).
@@ -44,6 +39,23 @@ extension IndexStore {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO path_errors (folder_id, path, message, retry_at) VALUES (?, ?, ?, NULL)",
                 arguments: [folder, path, message])
+        }
+    }
+}
+
+extension IndexStore {
+    /// How many of these file tombstones remove content that no other live path holds.
+    func countLost(folder: String, _ tombstones: [CommitChange]) throws -> Int {
+        guard !tombstones.isEmpty else { return 0 }
+        return try pool.read { db in
+            let copy = try db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM base WHERE folder_id = ? AND content_hash = ? AND deleted = 0 AND path != ?)
+                """)
+            var lost = 0
+            for t in tombstones where try Bool.fetchOne(copy, arguments: [folder, t.contentHash, t.path]) != true {
+                lost += 1
+            }
+            return lost
         }
     }
 }

@@ -27,6 +27,15 @@ extension IndexStore {
         }
     }
 
+    public func conflicts(folder: String) throws -> [(path: String, remoteRev: Int64, detectedAt: Date)] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT path, remote_rev, detected_at FROM conflicts WHERE folder_id = ? ORDER BY path",
+                arguments: [folder]
+            ).map { ($0["path"], $0["remote_rev"], Date(timeIntervalSince1970: $0["detected_at"])) }
+        }
+    }
+
     func recordConflict(folder: String, path: String, remoteRev: Int64, localHash: String, remoteHash: String) throws {
         try pool.write { db in
             try db.execute(
@@ -55,22 +64,21 @@ extension IndexStore {
     }
 
     public func setPaused(folder: String, _ paused: Bool) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO folder_state (folder_id, paused) VALUES (?, ?)
-                    ON CONFLICT (folder_id) DO UPDATE SET paused = excluded.paused
-                    """, arguments: [folder, paused])
-        }
+        try setFolderState(folder: folder, column: "paused", paused)
     }
 
     public func setLastSynced(folder: String, at date: Date) throws {
+        try setFolderState(folder: folder, column: "last_synced_at", date.timeIntervalSince1970)
+    }
+
+    /// Upserts one column of `folder_state` (column names are ours, never input).
+    func setFolderState(folder: String, column: String, _ value: some DatabaseValueConvertible) throws {
         try pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO folder_state (folder_id, last_synced_at) VALUES (?, ?)
-                    ON CONFLICT (folder_id) DO UPDATE SET last_synced_at = excluded.last_synced_at
-                    """, arguments: [folder, date.timeIntervalSince1970])
+                    INSERT INTO folder_state (folder_id, \(column)) VALUES (?, ?)
+                    ON CONFLICT (folder_id) DO UPDATE SET \(column) = excluded.\(column)
+                    """, arguments: [folder, value])
         }
     }
 }

@@ -15,7 +15,7 @@ extension IndexStore {
     /// Records work for `paths`. Returns the paths that were already running
     /// (now marked dirty: they will run again after the current attempt).
     @discardableResult
-    public func enqueue(folder: String, paths: [String], now: Date = Date()) throws -> Set<String> {
+    public func enqueue(folder: String, paths: [String], now: Date = Date(), delay: TimeInterval = 0) throws -> Set<String> {
         guard !paths.isEmpty else { return [] }
         return try pool.write { db in
             let t = now.timeIntervalSince1970
@@ -27,7 +27,7 @@ extension IndexStore {
                 """)
             var running = Set<String>()
             for path in paths {
-                let state = try String.fetchOne(insert, arguments: [folder, path, t, t])
+                let state = try String.fetchOne(insert, arguments: [folder, path, t + delay, t])
                 if state == "running" { running.insert(path) }
             }
             return running
@@ -108,11 +108,41 @@ extension IndexStore {
         }
     }
 
+    /// Parks deletes that wait for `syncctl approve-deletes` (state `held`).
+    public func hold(folder: String, paths: [String]) throws {
+        try pool.write { db in
+            let update = try db.cachedStatement(
+                sql: "UPDATE journal SET state = 'held', dirty = 0 WHERE folder_id = ? AND path = ?")
+            for path in paths { try update.execute(arguments: [folder, path]) }
+        }
+    }
+
+    /// Releases held deletes; returns how many.
+    @discardableResult
+    public func releaseHeld(folder: String) throws -> Int {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE journal SET state = 'pending' WHERE folder_id = ? AND state = 'held'", arguments: [folder])
+            return db.changesCount
+        }
+    }
+
+    public func heldCount(folder: String) throws -> Int {
+        try pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal WHERE folder_id = ? AND state = 'held'", arguments: [folder]) ?? 0
+        }
+    }
+
+    public func liveBaseCount(folder: String) throws -> Int {
+        try pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM base WHERE folder_id = ? AND deleted = 0", arguments: [folder]) ?? 0
+        }
+    }
+
     /// After a crash or restart: running work becomes pending and is due now.
     public func resumeInterrupted(now: Date = Date()) throws {
         try pool.write { db in
             try db.execute(
-                sql: "UPDATE journal SET state = 'pending', dirty = 0, next_attempt_at = ?",
+                sql: "UPDATE journal SET state = 'pending', dirty = 0, next_attempt_at = ? WHERE state = 'running' OR state = 'pending'",
                 arguments: [now.timeIntervalSince1970])
         }
     }

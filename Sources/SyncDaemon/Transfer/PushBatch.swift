@@ -18,6 +18,8 @@ struct PushBatchResult: Sendable {
     /// The server has a version our base did not know: the current entries, for the engine to plan against.
     var conflicts: [WireEntry] = []
     var bytesSent: Int64 = 0
+    /// Deletes that wait for `syncctl approve-deletes`.
+    var held: [String] = []
 }
 
 extension IndexStore {

@@ -15,7 +15,7 @@ extension TransferQueue {
         running.formUnion(ops.map(\.path))
         batchesPushed += 1
         let started = ContinuousClock.now
-        let result = await uploader.push(ops)
+        let result = await uploader.push(ops, mayDelete: { count in await self.mayDelete(count) })
         record(result, ops: ops)
         running.subtract(ops.map(\.path))
         do {
@@ -40,6 +40,11 @@ extension TransferQueue {
             // Waiters of this run get its outcome; those who came during it wait for the rerun (`again`).
             for (path, outcome) in result.outcomes { resolve(path, with: outcome) }
             if !again.isEmpty { logger.debug("rerunning paths changed during push", metadata: ["count": "\(again.count)"]) }
+            if !result.held.isEmpty {
+                try index.hold(folder: folder, paths: result.held)
+                for path in result.held { promoteNextRun(path) }
+                logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(result.held.count)"])
+            }
             if !result.conflicts.isEmpty, let conflictHandler {
                 // Plan against the server's current version (conflict copy or adoption).
                 let entries = result.conflicts

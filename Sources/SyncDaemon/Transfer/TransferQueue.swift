@@ -13,6 +13,11 @@ public actor TransferQueue {
     let logger: Logger
     let backoff = Backoff()
     let batchLimit = 2_000
+    let deleteGuard: DeleteGuard
+    /// Deletes committed recently: a wave is judged over this window, not per batch.
+    var recentDeletes: [(at: Date, count: Int)] = []
+    var deletesApprovedUntil = Date.distantPast
+    static let deleteWindow: TimeInterval = 60
 
     var waiting: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
     var waitingNextRun: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
@@ -27,17 +32,19 @@ public actor TransferQueue {
     public internal(set) var batchesPushed = 0
     public internal(set) var changesCommitted = 0
 
-    init(folder: String, index: IndexStore, uploader: Uploader, logger: Logger) {
+    init(folder: String, index: IndexStore, uploader: Uploader, deleteGuard: DeleteGuard, logger: Logger) {
         self.folder = folder
+        self.deleteGuard = deleteGuard
         self.index = index
         self.uploader = uploader
         self.logger = logger
     }
 
     /// Journals work for `paths` (durably) and wakes the worker. Returns once journaled.
-    public func enqueue(_ paths: [String]) throws {
+    /// `delay` lets a burst (e.g. the deletes of one `rm -r`) gather into one batch.
+    public func enqueue(_ paths: [String], delay: TimeInterval = 0) throws {
         guard !paths.isEmpty else { return }
-        try index.enqueue(folder: folder, paths: paths)
+        try index.enqueue(folder: folder, paths: paths, delay: delay)
         wake?.yield()
     }
 
@@ -92,4 +99,27 @@ public actor TransferQueue {
     }
 
     func poke() { wake?.yield() }
+
+    /// The delete-wave guard for local deletes.
+    func mayDelete(_ count: Int) -> Bool {
+        let now = Date()
+        recentDeletes.removeAll { now.timeIntervalSince($0.at) > Self.deleteWindow }
+        let recent = recentDeletes.reduce(0) { $0 + $1.count }
+        if now > deletesApprovedUntil {
+            let live: Int
+            do { live = try index.liveBaseCount(folder: folder) } catch { return false }
+            // Judge the wave against the folder as it was when the wave began.
+            if deleteGuard.mustWait(deletes: recent + count, liveEntries: live + recent) { return false }
+        }
+        recentDeletes.append((now, count))
+        return true
+    }
+
+    /// `syncctl approve-deletes`: held deletes go ahead (and the rest of this wave).
+    public func approveDeletes() throws -> Int {
+        deletesApprovedUntil = Date().addingTimeInterval(Self.deleteWindow)
+        let released = try index.releaseHeld(folder: folder)
+        wake?.yield()
+        return released
+    }
 }

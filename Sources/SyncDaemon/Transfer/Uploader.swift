@@ -18,7 +18,8 @@ struct Uploader: Sendable {
     /// Small chunks go in batch requests of up to this many bytes.
     let batchBytes = 8 << 20
 
-    func push(_ ops: [JournalOp]) async -> PushBatchResult {
+    /// `mayDelete` is asked before tombstones are sent (the delete-wave guard).
+    func push(_ ops: [JournalOp], mayDelete: @Sendable (Int) async -> Bool = { _ in true }) async -> PushBatchResult {
         var result = PushBatchResult()
         let paths = ops.map(\.path)
         let records: (local: [String: LocalRecord], base: [String: BaseRecord])
@@ -45,6 +46,16 @@ struct Uploader: Sendable {
         var seen = Set<String>()
         for path in changes.keys.sorted() {
             changes[path] = changes[path]?.filter { seen.insert($0.change.path).inserted }
+        }
+        // Files whose content lives on elsewhere (moves, renames) are not lost: they do not count.
+        let tombstones = changes.values.flatMap { $0.filter { $0.change.deleted && $0.change.kind == .file } }.map(\.change)
+        let deletes: Int
+        do { deletes = try index.countLost(folder: folder, tombstones) } catch { deletes = tombstones.count }
+        if deletes > 0, await !mayDelete(deletes) {
+            for (owner, list) in changes where list.contains(where: \.change.deleted) {
+                changes[owner] = nil
+                result.held.append(owner)
+            }
         }
         guard !changes.isEmpty else { return result }
 
