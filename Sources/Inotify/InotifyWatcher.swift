@@ -66,6 +66,8 @@ public final class InotifyWatcher: @unchecked Sendable {
             failAllCommandsForever()
             return
         }
+        // Reads are ours and non-blocking: a drain ends when the queue is empty.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         while true {
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: commands.eventFD, events: Int16(POLLIN), revents: 0)]
@@ -75,7 +77,7 @@ public final class InotifyWatcher: @unchecked Sendable {
             if fds[1].revents & Int16(POLLIN) != 0 {
                 for command in commands.drain() { handle(command) }
             }
-            if fds[0].revents & Int16(POLLIN) != 0 { drainEvents() }
+            if fds[0].revents & Int16(POLLIN) != 0 { drainEvents(fd: fd) }
             if state.overflowPending { state.deliverOverflow() }
         }
     }
@@ -115,9 +117,23 @@ public final class InotifyWatcher: @unchecked Sendable {
         }
     }
 
-    private func drainEvents() {
-        while let raw = inotifytools_next_event(0) {
-            state.process(raw)
+    /// Reads every queued event. We read the descriptor ourselves (non-blocking):
+    /// libinotifytools' `next_event` cannot return without blocking when the
+    /// queue is empty, which would starve the command queue.
+    private func drainEvents(fd: Int32) {
+        let size = 256 << 10
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(fd, buffer, size)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= n {
+                let event = (buffer + offset).assumingMemoryBound(to: inotify_event.self)
+                state.process(event)
+                offset += MemoryLayout<inotify_event>.size + Int(event.pointee.len)
+            }
         }
         state.flushUnpairedMoves()
     }

@@ -24,7 +24,11 @@ struct ThreadState {
             deliverOverflow()
             return
         }
-        if mask & UInt32(IN_IGNORED) != 0 { return }
+        if mask & UInt32(IN_IGNORED) != 0 {
+            // The kernel dropped this watch (its directory is gone): forget its path.
+            _ = inotifytools_remove_watch_by_wd(raw.pointee.wd)
+            return
+        }
         guard let path = Self.path(of: raw) else { return }
         let isDirectory = mask & UInt32(IN_ISDIR) != 0
 

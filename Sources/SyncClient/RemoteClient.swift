@@ -15,6 +15,7 @@ public actor RemoteClient {
     private var token: String?
     private var refreshing: Task<String, any Error>?
     public private(set) var deviceName: String?
+    public private(set) var deviceId: String?
 
     public init(baseURL: String, credential: String, http: HTTPClient = .shared, logger: Logger) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -44,6 +45,7 @@ public actor RemoteClient {
             let response = try await task.value
             token = response.accessToken
             deviceName = response.deviceName
+            deviceId = response.deviceId
             return response.accessToken
         } catch let error as RemoteError {
             throw error

@@ -6,13 +6,14 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Shows each folder's state, pending work, transfers, conflicts and errors.")
 
     @OptionGroup var daemon: DaemonOptions
+    @ParentCommand var root: Syncctl
 
     @Flag(name: .long, help: "Print one JSON object (the stable, scriptable form).")
     var json = false
 
     func run() async throws {
         let report: StatusReport
-        do { report = try await daemon.client().status() } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+        do { report = try await daemon.client(inheriting: root.daemon).status() } catch let failure as ControlClient.Failure { Exit.fail(failure) }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -27,11 +28,12 @@ struct Status: AsyncParsableCommand {
 struct Pause: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Stops sending changes (all folders, or one). Changes keep being journaled.")
     @OptionGroup var daemon: DaemonOptions
+    @ParentCommand var root: Syncctl
     @Argument(help: "Folder id; all folders when omitted.") var folder: String?
 
     func run() async throws {
         do {
-            let reply = try await daemon.client().pause(folder: folder)
+            let reply = try await daemon.client(inheriting: root.daemon).pause(folder: folder)
             Exit.out("paused: " + reply.folders.joined(separator: ", "))
         } catch let failure as ControlClient.Failure { Exit.fail(failure) }
     }
@@ -40,11 +42,12 @@ struct Pause: AsyncParsableCommand {
 struct Resume: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Resumes syncing (all folders, or one).")
     @OptionGroup var daemon: DaemonOptions
+    @ParentCommand var root: Syncctl
     @Argument(help: "Folder id; all folders when omitted.") var folder: String?
 
     func run() async throws {
         do {
-            let reply = try await daemon.client().resume(folder: folder)
+            let reply = try await daemon.client(inheriting: root.daemon).resume(folder: folder)
             Exit.out("resumed: " + reply.folders.joined(separator: ", "))
         } catch let failure as ControlClient.Failure { Exit.fail(failure) }
     }
@@ -55,11 +58,12 @@ struct ApproveDeletes: AsyncParsableCommand {
         commandName: "approve-deletes",
         abstract: "Lets a held delete wave (more than max_delete_fraction of a folder) go ahead.")
     @OptionGroup var daemon: DaemonOptions
+    @ParentCommand var root: Syncctl
     @Argument(help: "Folder id; all folders when omitted.") var folder: String?
 
     func run() async throws {
         do {
-            let reply = try await daemon.client().approveDeletes(folder: folder)
+            let reply = try await daemon.client(inheriting: root.daemon).approveDeletes(folder: folder)
             Exit.out("approved \(reply.released) deletes in: " + reply.folders.joined(separator: ", "))
         } catch let failure as ControlClient.Failure { Exit.fail(failure) }
     }
@@ -68,11 +72,12 @@ struct ApproveDeletes: AsyncParsableCommand {
 struct Conflicts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Lists the conflict copies syncd made (they hold this device's version).")
     @OptionGroup var daemon: DaemonOptions
+    @ParentCommand var root: Syncctl
     @Flag(name: .long, help: "Print JSON.") var json = false
 
     func run() async throws {
         let list: [ConflictInfo]
-        do { list = try await daemon.client().conflicts() } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+        do { list = try await daemon.client(inheriting: root.daemon).conflicts() } catch let failure as ControlClient.Failure { Exit.fail(failure) }
         if json {
             Exit.out(String(decoding: try JSONEncoder().encode(list), as: UTF8.self))
         } else if list.isEmpty {

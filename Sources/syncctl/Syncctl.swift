@@ -10,6 +10,9 @@ struct Syncctl: AsyncParsableCommand {
         abstract: "Shows and steers what syncd is doing.",
         discussion: "Exit status: 0 ok, 1 an error was shown, 2 the daemon is not reachable.",
         subcommands: [Status.self, Pause.self, Resume.self, Conflicts.self, ApproveDeletes.self])
+
+    /// `syncctl --config FILE status`: the contract puts these before the verb.
+    @OptionGroup var daemon: DaemonOptions
 }
 
 /// Where to find the daemon: shared by every verb.
@@ -19,6 +22,14 @@ struct DaemonOptions: ParsableArguments {
 
     @Option(name: .long, help: "Path of syncd's control socket (overrides --config).")
     var socket: String?
+
+    /// These options, else the ones given before the verb.
+    func client(inheriting parent: DaemonOptions) throws -> ControlClient {
+        var merged = self
+        merged.socket = socket ?? parent.socket
+        merged.config = config ?? parent.config
+        return try merged.client()
+    }
 
     func client() throws -> ControlClient {
         if let socket { return ControlClient(socketPath: socket) }

@@ -5,8 +5,7 @@ extension FolderEngine {
     func handle(_ message: WatchMessage) async {
         switch message {
         case .rescanNeeded:
-            logger.warning("inotify events were lost; rescanning", metadata: ["folder": "\(id)"])
-            await fullScan()
+            requestRescan()
         case .watchFailed(_, let error):
             watchProblem = error.description
             logger.error("\(error)", metadata: ["folder": "\(id)"])
@@ -44,7 +43,7 @@ extension FolderEngine {
             // Gone: act almost at once, letting the rest of an `rm -r` join the same batch
             // so the delete-wave guard sees the wave whole.
             cancelSettle(path)
-            await journal([path], delay: deleteGatherDelay())
+            gatherDelete(path)
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // The writer is done (or the file was renamed into place): act at once.
             cancelSettle(path)
@@ -52,6 +51,23 @@ extension FolderEngine {
         } else if !f.isDisjoint(with: [.modified, .created, .attributes]) {
             settle(path)
         }
+    }
+
+    /// Lost events mean a rescan; a storm of overflow notices means one rescan
+    /// (plus one more if notices came in while it ran), not one per notice.
+    func requestRescan() {
+        if rescanScheduled { return }
+        rescanScheduled = true
+        Task {
+            do { try await Task.sleep(for: .milliseconds(200)) } catch { return }
+            await self.runRequestedRescan()
+        }
+    }
+
+    private func runRequestedRescan() async {
+        rescanScheduled = false
+        logger.warning("inotify events were lost; rescanning", metadata: ["folder": "\(id)"])
+        await fullScan()
     }
 
     /// Still open for writing: act once it has been quiet for `settle`.
@@ -75,12 +91,25 @@ extension FolderEngine {
 
     static let deleteGather: TimeInterval = 0.25
 
-    /// Deletes of one burst all become due at the same moment, so they are claimed as one batch.
-    private func deleteGatherDelay() -> TimeInterval {
-        let now = Date()
-        if let due = deleteBurstDue, due > now { return due.timeIntervalSince(now) }
-        deleteBurstDue = now.addingTimeInterval(Self.deleteGather)
-        return Self.deleteGather
+    /// Deletes are gathered while they keep coming (up to 250 ms of quiet, 2 s at
+    /// most), then journaled together so the delete-wave guard judges an `rm -r`
+    /// whole. A crash meanwhile loses nothing: the start-up scan finds the deletes.
+    private func gatherDelete(_ path: String) {
+        if deleteBurst.isEmpty { deleteBurstStarted = Date() }
+        deleteBurst.append(path)
+        deleteBurstTimer?.cancel()
+        let wait = min(Self.deleteGather, max(0, 2 - Date().timeIntervalSince(deleteBurstStarted)))
+        deleteBurstTimer = Task { [weak self] in
+            do { try await Task.sleep(for: .seconds(wait)) } catch { return }
+            await self?.flushDeleteBurst()
+        }
+    }
+
+    private func flushDeleteBurst() async {
+        let paths = deleteBurst
+        deleteBurst.removeAll()
+        deleteBurstTimer = nil
+        await journal(paths)
     }
 
     func journal(_ paths: [String], delay: TimeInterval = 0) async {

@@ -73,7 +73,8 @@ extension FolderEngine {
         defer { pendingDownloads -= entries.count }
         let device = await remote.deviceName ?? "device"
         let box = IgnoreBox(rules: ignore, excluded: excluded)
-        let outcome = await applier.apply(entries, device: device, skip: { box.skips($0, isDirectory: $1) })
+        let outcome = await applier.apply(
+            entries, device: device, ownDeviceId: await remote.deviceId, skip: { box.skips($0, isDirectory: $1) })
         for (path, message) in outcome.errors { logger.warning("remote change not applied", metadata: ["path": "\(path)", "error": "\(message)"]) }
         recordRemoteErrors(outcome.errors)
         if !outcome.pushes.isEmpty { await journal(outcome.pushes) }

@@ -35,8 +35,11 @@ public actor FolderEngine {
     /// Remote deletes waiting for approval, and the approval for the next page.
     var remoteDeletesHeld = 0
     var remoteDeletesApproved = false
-    /// When the current burst of local deletes becomes due.
-    var deleteBurstDue: Date?
+    var rescanScheduled = false
+    /// Local deletes being gathered into one wave.
+    var deleteBurst: [String] = []
+    var deleteBurstStarted = Date()
+    var deleteBurstTimer: Task<Void, Never>?
 
     enum Phase: Sendable { case starting, scanning, running }
 

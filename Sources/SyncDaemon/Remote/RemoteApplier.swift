@@ -20,13 +20,21 @@ struct RemoteApplier: Sendable {
         var conflicts = 0
     }
 
-    func apply(_ entries: [WireEntry], device: String, skip: @Sendable (String, Bool) -> Bool) async -> Outcome {
+    /// `ownDeviceId`: entries this device committed whose push is still being
+    /// recorded are its own echo; the uploader records them.
+    func apply(_ entries: [WireEntry], device: String, ownDeviceId: String?, skip: @Sendable (String, Bool) -> Bool) async
+        -> Outcome
+    {
         var outcome = Outcome()
         var valid: [WireEntry] = []
         for entry in entries {
             do {
                 _ = try RelativePath(validating: entry.path)
-                if !skip(entry.path, entry.kind == .directory) { valid.append(entry) }
+                if skip(entry.path, entry.kind == .directory) { continue }
+                if let ownDeviceId, entry.device == ownDeviceId, try index.hasPendingPush(folder: folder, path: entry.path) {
+                    continue
+                }
+                valid.append(entry)
             } catch {
                 outcome.errors.append((entry.path, "refused a remote entry: \(error)"))
             }

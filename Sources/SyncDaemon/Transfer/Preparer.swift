@@ -18,7 +18,8 @@ struct Preparer: Sendable {
         case .missing:
             let live = try liveBelow()
             guard !live.isEmpty else { return .unchanged(local: nil, removeLocalUnder: path) }
-            let tombstones = live.map { b in
+            // Children before their directory.
+            let tombstones = live.sorted { $0.path > $1.path }.map { b in
                 PreparedChange(
                     change: CommitChange(
                         path: b.path, baseRev: b.rev, kind: b.kind, size: 0, mtimeNs: 0, mode: 0, chunks: [],

@@ -48,7 +48,9 @@ struct Uploader: Sendable {
             changes[path] = changes[path]?.filter { seen.insert($0.change.path).inserted }
         }
         // Files whose content lives on elsewhere (moves, renames) are not lost: they do not count.
+        let arriving = Set(changes.values.flatMap { $0.filter { !$0.change.deleted }.map(\.change.contentHash) })
         let tombstones = changes.values.flatMap { $0.filter { $0.change.deleted && $0.change.kind == .file } }.map(\.change)
+            .filter { !arriving.contains($0.contentHash) }
         let deletes: Int
         do { deletes = try index.countLost(folder: folder, tombstones) } catch { deletes = tombstones.count }
         if deletes > 0, await !mayDelete(deletes) {

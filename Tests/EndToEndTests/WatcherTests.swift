@@ -1,0 +1,177 @@
+import Foundation
+import SyncCore
+import Testing
+
+/// Real inotify on temp folders: the workloads editors and tools produce end
+/// with the server holding exactly the right tree, without spurious revisions.
+@Suite(.serialized, .timeLimit(.minutes(10)))
+struct WatcherTests {
+    static let dir = Hashing.contentHash(chunks: [])
+
+    @Test func vimStyleSaveIsOneModification() async throws {
+        let rig = try await Rig.start("vim")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try writeFile(d.path("notes.txt"), "first\n")
+        try await rig.waitForServerTree(["notes.txt": contentHash("first\n")])
+        // vim: probe file 4913, rename the original to a backup, write anew, drop the backup.
+        try writeFile(d.path("4913"), [])
+        try FileManager.default.removeItem(atPath: d.path("4913"))
+        try FileManager.default.moveItem(atPath: d.path("notes.txt"), toPath: d.path("notes.txt~"))
+        try writeFile(d.path("notes.txt"), "second\n")
+        try FileManager.default.removeItem(atPath: d.path("notes.txt~"))
+        try await rig.waitForServerTree(["notes.txt": contentHash("second\n")])
+        try await eventually("idle") { try await d.status()?.state == .idle }
+        #expect(try await rig.folderRev() == 2, "one create, one modification")
+    }
+
+    @Test func tempAndRenameSaveIsOneModification() async throws {
+        let rig = try await Rig.start("atomic")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try writeFile(d.path("doc.txt"), "v1")
+        try await rig.waitForServerTree(["doc.txt": contentHash("v1")])
+        try writeFile(d.path(".doc.txt.goutputstream-ABC123"), "v2")
+        #expect(rename(d.path(".doc.txt.goutputstream-ABC123"), d.path("doc.txt")) == 0)
+        try await rig.waitForServerTree(["doc.txt": contentHash("v2")])
+        try await eventually("idle") { try await d.status()?.state == .idle }
+        #expect(try await rig.folderRev() == 2, "one create, one modification")
+    }
+
+    @Test func deepMkdirThenWrite() async throws {
+        let rig = try await Rig.start("mkdirp")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try FileManager.default.createDirectory(atPath: d.path("a/b/c/d"), withIntermediateDirectories: true)
+        try writeFile(d.path("a/b/c/d/f"), "x")
+        try await rig.waitForServerTree([
+            "a": Self.dir, "a/b": Self.dir, "a/b/c": Self.dir, "a/b/c/d": Self.dir, "a/b/c/d/f": contentHash("x"),
+        ])
+    }
+
+    @Test func movingADirectoryUploadsNoContent() async throws {
+        let rig = try await Rig.start("movedir")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try FileManager.default.createDirectory(atPath: d.path("src/inner"), withIntermediateDirectories: true)
+        var expected: [String: String] = ["src": Self.dir, "src/inner": Self.dir]
+        for i in 0..<1_000 {
+            let sub = i % 2 == 0 ? "src" : "src/inner"
+            try writeFile(d.path("\(sub)/file\(i).txt"), "payload \(i)")
+            expected["\(sub)/file\(i).txt"] = contentHash("payload \(i)")
+        }
+        try await rig.waitForServerTree(expected)
+        let chunksBefore = try chunkFiles(rig.server)
+        try FileManager.default.moveItem(atPath: d.path("src"), toPath: d.path("dst"))
+        expected = Dictionary(uniqueKeysWithValues: expected.map { ("dst" + $0.key.dropFirst(3), $0.value) })
+        try await rig.waitForServerTree(expected)
+        #expect(try chunkFiles(rig.server) == chunksBefore, "no chunk was uploaded again")
+
+    }
+
+    @Test func movingOutAndBackIn() async throws {
+        let rig = try await Rig.start("outin")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try FileManager.default.createDirectory(atPath: d.path("keep"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: d.path("box"), withIntermediateDirectories: true)
+        var expected: [String: String] = ["keep": Self.dir, "box": Self.dir]
+        for i in 0..<10 {
+            try writeFile(d.path("keep/k\(i)"), "k\(i)")
+            expected["keep/k\(i)"] = contentHash("k\(i)")
+        }
+        for i in 0..<3 {
+            try writeFile(d.path("box/b\(i)"), "b\(i)")
+            expected["box/b\(i)"] = contentHash("b\(i)")
+        }
+        try await rig.waitForServerTree(expected)
+        let outside = rig.tmp.path + "/outside"
+        try FileManager.default.moveItem(atPath: d.path("box"), toPath: outside)
+        let box = expected.filter { $0.key.hasPrefix("box") }
+        for key in box.keys { expected[key] = nil }
+        try await rig.waitForServerTree(expected)
+        try FileManager.default.moveItem(atPath: outside, toPath: d.path("back"))
+        for (key, value) in box { expected["back" + key.dropFirst(3)] = value }
+        try await rig.waitForServerTree(expected)
+    }
+
+    @Test func ignoredPathsNeverReachTheServer() async throws {
+        let rig = try await Rig.start("ignore", extraFolderConfig: #"ignore = ["*.log", "build/"]"#)
+        defer { rig.stop() }
+        let d = rig.daemon
+        try writeFile(d.path(".syncignore"), "secret/\n!keep.log\n")
+        try FileManager.default.createDirectory(atPath: d.path("secret"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: d.path("build/out"), withIntermediateDirectories: true)
+        try writeFile(d.path("secret/key"), "hush")
+        try writeFile(d.path("build/out/a.o"), "obj")
+        try writeFile(d.path("debug.log"), "noise")
+        try writeFile(d.path("keep.log"), "wanted")
+        try writeFile(d.path(".x.swp"), "vim swap")
+        try writeFile(d.path("real.txt"), "real")
+        try await rig.waitForServerTree([
+            ".syncignore": contentHash("secret/\n!keep.log\n"), "keep.log": contentHash("wanted"),
+            "real.txt": contentHash("real"),
+        ])
+        try await eventually("idle") { try await d.status()?.state == .idle }
+        #expect(try await rig.server.client(credential: rig.credential).tree(folder: "docs").count == 3)
+    }
+
+    @Test func aFileAppendedForSecondsEndsInItsFinalState() async throws {
+        let rig = try await Rig.start("append")
+        defer { rig.stop() }
+        let d = rig.daemon
+        let fd = open(d.path("growing.log.txt"), O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        var all = ""
+        for i in 0..<60 {
+            let line = "line \(i)\n"
+            all += line
+            _ = line.withCString { write(fd, $0, strlen($0)) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        close(fd)
+        try await rig.waitForServerTree(["growing.log.txt": contentHash(all)])
+    }
+
+    @Test func anEditWhileStoppedIsUploadedAtStart() async throws {
+        let rig = try await Rig.start("offline-edit")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try writeFile(d.path("a.txt"), "before")
+        try writeFile(d.path("gone.txt"), "bye")
+        try await rig.waitForServerTree(["a.txt": contentHash("before"), "gone.txt": contentHash("bye")])
+        d.stop()
+        try writeFile(d.path("a.txt"), "edited while stopped")
+        try FileManager.default.removeItem(atPath: d.path("gone.txt"))
+        try FileManager.default.moveItem(atPath: d.path("a.txt"), toPath: d.path("b.txt"))
+        try await d.start()
+        try await rig.waitForServerTree(["b.txt": contentHash("edited while stopped")])
+    }
+
+    @Test func aBurstBeyondTheKernelQueueConverges() async throws {
+        let rig = try await Rig.start("burst")
+        defer { rig.stop() }
+        let d = rig.daemon
+        var expected: [String: String] = [:]
+        let same = contentHash("same")
+        for dirIndex in 0..<50 {
+            let dir = "d\(dirIndex)"
+            try FileManager.default.createDirectory(atPath: d.path(dir), withIntermediateDirectories: true)
+            expected[dir] = Self.dir
+            for i in 0..<1_000 {
+                try writeFile(d.path("\(dir)/f\(i)"), "same")
+                expected["\(dir)/f\(i)"] = same
+            }
+        }
+        try await rig.waitForServerTree(expected, timeout: .seconds(300))
+    }
+
+    func chunkFiles(_ server: ServerProcess) throws -> Int {
+        let root = server.dir + "/data/chunks"
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return 0 }
+        var n = 0
+        while let p = walker.nextObject() as? String {
+            if !p.hasPrefix("tmp") && (p as NSString).lastPathComponent.count == 64 { n += 1 }
+        }
+        return n
+    }
+}
