@@ -175,3 +175,24 @@ struct WatcherTests {
         return n
     }
 }
+
+/// A file that is written without pause is still synced at a bounded interval.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct LongWriterTests {
+    @Test func aFileWrittenContinuouslyIsSyncedBeforeItIsClosed() async throws {
+        let rig = try await Rig.start("longwriter")
+        defer { rig.stop() }
+        let fd = open(rig.daemon.path("stream.bin"), O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        defer { close(fd) }
+        let client = rig.server.client(credential: rig.credential)
+        let deadline = ContinuousClock.now + .seconds(30)
+        var seen = false
+        // Keep writing (never closing) until some version reaches the server.
+        while ContinuousClock.now < deadline && !seen {
+            _ = "tick\n".withCString { write(fd, $0, 5) }
+            try await Task.sleep(for: .milliseconds(20))
+            seen = try await client.tree(folder: "docs")["stream.bin"] != nil
+        }
+        #expect(seen, "an open, continuously written file reached the server")
+    }
+}

@@ -71,7 +71,18 @@ extension FolderEngine {
     }
 
     /// Still open for writing: act once it has been quiet for `settle`.
+    /// A file written without pause is still pushed this often (a consistent
+    /// snapshot: a read that races a write is retried).
+    static let longestSettle: TimeInterval = 5
+
     private func settle(_ path: String) {
+        let now = Date()
+        let first = settleStarted[path] ?? now
+        settleStarted[path] = first
+        if now.timeIntervalSince(first) >= Self.longestSettle {
+            settleStarted[path] = now
+            Task { await self.journal([path]) }
+        }
         settling[path]?.cancel()
         let delay = config.settle
         settling[path] = Task { [weak self] in
@@ -82,10 +93,12 @@ extension FolderEngine {
 
     private func settled(_ path: String) async {
         settling[path] = nil
+        settleStarted[path] = nil
         await journal([path])
     }
 
     private func cancelSettle(_ path: String) {
+        settleStarted[path] = nil
         settling.removeValue(forKey: path)?.cancel()
     }
 

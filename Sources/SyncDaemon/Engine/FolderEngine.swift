@@ -30,6 +30,8 @@ public actor FolderEngine {
     var watchProblem: String?
     var watchedDirectories = 0
     var settling: [String: Task<Void, Never>] = [:]
+    /// When each still-settling path was first seen changing.
+    var settleStarted: [String: Date] = [:]
     var feedError: FeedProblem?
     var pendingDownloads = 0
     /// Remote deletes waiting for approval, and the approval for the next page.
