@@ -5,7 +5,10 @@
     python3 scripts/bench.py --bin .build-bench/release [--only NAME] [--runs 3]
 
 Every scenario starts its own sync-server and syncd in a fresh temporary directory
-(loopback, page cache warm), measures, kills both and removes the directory.
+(loopback, page cache warm) and stops both when done; the directories are removed at
+the very end (see Ctx.done for why). Before each measured run the script syncs the
+disk and waits for the machine to be quiet (--wait-quiet), and afterwards flags a run
+during which other processes used more than 10 % of the CPUs.
 Scenarios (see docs/benchmarks.md for what each number means):
 
   small-files   10,000 x 4 KiB files in 100 directories: written while syncd runs
@@ -21,7 +24,8 @@ Scenarios (see docs/benchmarks.md for what each number means):
 
 Medians over --runs (latency: over its 30 samples). A markdown table is printed at the
 end; --json FILE also writes the raw samples. Exit status 1 if a scenario failed
-(its daemon log tail is printed).
+(its daemon log tail is printed). --server-data /dev/shm puts the server's data_dir on
+tmpfs: a diagnostic that shows what the disk costs (tmpfs is not durable).
 """
 
 import argparse
@@ -84,11 +88,13 @@ class UnixHTTPConnection(http.client.HTTPConnection):
 class Env:
     """One temp dir with a sync-server, a device credential, a folder and (maybe) a syncd."""
 
-    def __init__(self, bindir, name, tmp_base=None):
+    def __init__(self, bindir, name, tmp_base=None, server_base=None):
         self.bin = bindir
         self.root = tempfile.mkdtemp(prefix=f"syncd-bench-{name}-", dir=tmp_base)
         self.folder = os.path.join(self.root, "folder")
-        self.data_dir = os.path.join(self.root, "server")
+        self.server_root = tempfile.mkdtemp(prefix=f"syncd-bench-{name}-server-", dir=server_base) \
+            if server_base else None
+        self.data_dir = os.path.join(self.server_root or self.root, "server")
         self.state_dir = os.path.join(self.root, "state")
         self.sock = os.path.join(self.state_dir, "syncd.sock")
         self.server_conf = os.path.join(self.root, "sync-server.toml")
@@ -200,9 +206,19 @@ class Env:
             return None
 
     def syncctl_status(self):
-        p = subprocess.run([os.path.join(self.bin, "syncctl"), "--socket", self.sock, "status", "--json"],
+        """`syncctl --socket S status --json` (the documented form); builds whose
+        syncctl only takes the option after the subcommand get `status --socket S`."""
+        exe = os.path.join(self.bin, "syncctl")
+        p = subprocess.run([exe, "--socket", self.sock, "status", "--json"],
                            capture_output=True, text=True, timeout=30)
-        if p.returncode == 2:
+        if p.returncode == 64:  # usage error
+            if not getattr(self, "_warned_syncctl", False):
+                self._warned_syncctl = True
+                log(f"syncctl --socket S status: {p.stderr.strip().splitlines()[0]}; using `syncctl status --socket S`")
+            p = subprocess.run([exe, "status", "--socket", self.sock, "--json"],
+                               capture_output=True, text=True, timeout=30)
+        if p.returncode != 0:
+            log(f"syncctl status exited {p.returncode}: {p.stderr.strip()[:300]}")
             return None
         try:
             return json.loads(p.stdout)
@@ -231,7 +247,7 @@ class Env:
             time.sleep(interval)
         raise BenchError(f"syncd not idle after {timeout} s; last status: {json.dumps(self.folder_status())}")
 
-    def close(self, keep=False):
+    def stop(self):
         for p in (self.daemon, self.server):
             if p and p.poll() is None:
                 p.send_signal(signal.SIGTERM)
@@ -243,10 +259,18 @@ class Env:
                     p.kill()
                     p.wait()
         self.daemon = self.server = None
+
+    def remove(self):
+        for d in (self.root, self.server_root):
+            if d:
+                shutil.rmtree(d, ignore_errors=True)
+
+    def close(self, keep=False):
+        self.stop()
         if keep:
-            log(f"kept {self.root}")
+            log(f"kept {self.root}" + (f" and {self.server_root}" if self.server_root else ""))
         else:
-            shutil.rmtree(self.root, ignore_errors=True)
+            self.remove()
 
 
 class Feed:
@@ -257,6 +281,7 @@ class Feed:
         self.cursor = 0
         self.entries = {}
         self.live_files = 0
+        self.timeline = []  # (monotonic time, live files) whenever the count changed
 
     def poll(self):
         while True:
@@ -274,6 +299,12 @@ class Feed:
                 self.live_files += 1
             self.entries[e["path"]] = e
         self.cursor = page["cursor"]
+        if not self.timeline or self.timeline[-1][1] != self.live_files:
+            self.timeline.append((now(), self.live_files))
+
+    def steps(self, t0):
+        """'t:count' steps relative to t0, for the log."""
+        return " ".join(f"{t - t0:.2f}s:{n}" for t, n in self.timeline if n)
 
     def wait(self, done, timeout, what):
         deadline = now() + timeout
@@ -295,6 +326,23 @@ def tail(path, lines=40):
         return f"(no log: {e})"
 
 
+def last_scan_took(path):
+    """Seconds from the last `scan done ... took=X seconds` line of a syncd log."""
+    took = None
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if "scan done" in line and "took=" in line:
+                    v = line.split("took=", 1)[1].split()
+                    try:
+                        took = float(v[0]) * {"seconds": 1, "milliseconds": 1e-3}.get(v[1] if len(v) > 1 else "seconds", 1)
+                    except (ValueError, IndexError):
+                        pass
+    except OSError:
+        pass
+    return took
+
+
 def store_usage(data_dir):
     """(apparent bytes, allocated bytes, files) under data_dir/chunks, tmp excluded."""
     apparent = allocated = files = 0
@@ -308,6 +356,128 @@ def store_usage(data_dir):
             allocated += st.st_blocks * 512
             files += 1
     return apparent, allocated, files
+
+
+def cpu_idle_fraction(seconds=1.0):
+    """Share of all CPUs idle over `seconds` (from /proc/stat)."""
+    def snap():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + v[4]  # idle + iowait
+    t0, i0 = snap()
+    time.sleep(seconds)
+    t1, i1 = snap()
+    return (i1 - i0) / max(1, t1 - t0)
+
+
+def proc_times(p):
+    """(user, system) CPU seconds of a process, all threads; zeros if it is gone."""
+    try:
+        with open(f"/proc/{p.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        hz = os.sysconf("SC_CLK_TCK")
+        return int(fields[11]) / hz, int(fields[12]) / hz
+    except (OSError, AttributeError):
+        return 0.0, 0.0
+
+
+def disk_sectors_written():
+    """Sectors written to whole disks (vd*, sd*, xvd*, nvme*n*) since boot."""
+    total = 0
+    try:
+        with open("/proc/diskstats") as f:
+            for line in f:
+                v = line.split()
+                name = v[2]
+                whole = (name[:2] in ("vd", "sd", "xv") and name[-1].isalpha()) or \
+                        (name.startswith("nvme") and "p" not in name[4:])
+                if whole:
+                    total += int(v[9])
+    except OSError:
+        pass
+    return total
+
+
+class Meter:
+    """What happened during a measured interval: CPU of syncd and sync-server (user/sys),
+    bytes written to disk by everyone, and the CPU used by processes other than ours
+    (syncd, sync-server, this script and its children) as a share of all CPUs."""
+
+    def __init__(self, env):
+        self.env = env
+        self.t0 = self._snap()
+
+    def _snap(self):
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        total, idle = sum(v[:8]), v[3] + v[4]
+        hz = os.sysconf("SC_CLK_TCK")
+        t = os.times()
+        d, sv = proc_times(self.env.daemon), proc_times(self.env.server)
+        ours = (t.user + t.system + t.children_user + t.children_system + sum(d) + sum(sv)) * hz
+        return dict(total=total, idle=idle, ours=ours, d=d, sv=sv, disk=disk_sectors_written())
+
+    def stop(self):
+        t1 = self._snap()
+        total = t1["total"] - self.t0["total"]
+        busy = total - (t1["idle"] - self.t0["idle"])
+        self.foreign = max(0.0, (busy - (t1["ours"] - self.t0["ours"])) / max(1, total))
+        du, ds = (t1["d"][i] - self.t0["d"][i] for i in (0, 1))
+        su, ss = (t1["sv"][i] - self.t0["sv"][i] for i in (0, 1))
+        self.disk_mib = (t1["disk"] - self.t0["disk"]) * 512 / (1 << 20)
+        self.cpu = f"{du:.1f}u+{ds:.1f}s / {su:.1f}u+{ss:.1f}s"
+        return self
+
+
+def check_foreign(ctx, mon, what):
+    """Stops the meter; flags the sample if other processes used > 10 % of the machine."""
+    mon.stop()
+    f = mon.foreign
+    ctx.busy.append(f)
+    if f > 0.10:
+        ctx.note(f"{what}: other processes used {100 * f:.0f} % of the machine during the measurement; "
+                 "this sample is inflated (rerun it on a quiet machine)")
+    return mon
+
+
+def wait_quiet(ctx, what):
+    """Before a measured run: flush what setup wrote (so a commit's syncfs does not pay for
+    it), then wait (up to --wait-quiet s) until the machine has been >= 90 % idle for 5 s,
+    so other work (builds, tests) does not end up in the figures."""
+    os.sync()
+    if ctx.args.wait_quiet <= 0:
+        return
+    deadline = now() + ctx.args.wait_quiet
+    idle = cpu_idle_fraction(5)
+    waited = False
+    while idle < 0.9 and now() < deadline:
+        if not waited:
+            log(f"{what}: machine busy ({100 * (1 - idle):.0f} % CPU used by others); waiting for quiet")
+            waited = True
+        idle = cpu_idle_fraction(5)
+    if idle < 0.9:
+        ctx.note(f"{what}: started on a busy machine ({100 * (1 - idle):.0f} % CPU in use just before)")
+
+
+def fs_info(path):
+    """'ext4 (no journal) on /dev/vda' for the mount holding path."""
+    path = os.path.realpath(path)
+    best = ("", "?", "?", "")
+    with open("/proc/mounts") as f:
+        for line in f:
+            dev, mnt, fstype, opts = line.split()[:4]
+            if (path == mnt or path.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best[0]):
+                best = (mnt, dev, fstype, opts)
+    mnt, dev, fstype, _ = best
+    extra = ""
+    if fstype == "ext4":
+        try:
+            with open(f"/sys/fs/ext4/{os.path.basename(dev)}/journal_task") as f:
+                if f.read().strip() == "<none>":
+                    extra = " (no journal)"
+        except OSError:
+            pass
+    return f"{fstype}{extra} on {dev}"
 
 
 def small_payloads():
@@ -338,19 +508,37 @@ class Ctx:
     def __init__(self, args):
         self.args = args
         self.envs = []
+        self.finished = []  # stopped envs, removed at the very end (see cleanup)
         self.results = []   # (scenario, metric, unit, [samples], target, peer)
         self.failures = []  # (scenario, message, log tail)
         self.notes = []
+        self.busy = []
 
     def env(self, name):
-        e = Env(self.args.bin, name, self.args.tmp)
+        e = Env(self.args.bin, name, self.args.tmp, self.args.server_data)
         self.envs.append(e)
         return e
 
     def done(self, env):
-        env.close(keep=self.args.keep)
+        """Stops the processes now; the files go at the end. This disk's ext4 has no
+        journal, and there a freshly deleted inode is skipped by the allocator for
+        60-360 s (fs/ext4/ialloc.c, recently_deleted), which makes file creation
+        right after a big rm -r several times slower: removing run N's 30,000 inodes
+        would slow down run N+1."""
+        env.stop()
         if env in self.envs:
             self.envs.remove(env)
+        self.finished.append(env)
+
+    def cleanup(self):
+        for env in list(self.envs):
+            self.done(env)
+        for env in self.finished:
+            if self.args.keep:
+                log(f"kept {env.root}" + (f" and {env.server_root}" if env.server_root else ""))
+            else:
+                env.remove()
+        self.finished = []
 
     def add(self, scenario, metric, unit, samples, target="", peer=""):
         self.results.append((scenario, metric, unit, samples, target, peer))
@@ -362,7 +550,8 @@ class Ctx:
 
 def bench_small_files(ctx):
     payloads = small_payloads()
-    live, written, scan, scan_idle = [], [], [], []
+    live, written, scan, scan_idle, live_cpu, scan_cpu, scan_first = [], [], [], [], [], [], []
+    live_disk, scan_disk = [], []
     for run in range(ctx.args.runs):
         # (a) written while the daemon runs
         env = ctx.env("small-live")
@@ -372,13 +561,33 @@ def bench_small_files(ctx):
             env.wait_idle(60)
             feed = Feed(env)
             feed.poll()
+            wait_quiet(ctx, f"small-files live run {run + 1}")
+            mon = Meter(env)
+            box = {}
+
+            def follow():  # polls the feed while the files are being written
+                try:
+                    box["t1"] = feed.wait(all_small, ctx.args.timeout, "10,000 files (written live)")
+                except Exception as e:  # noqa: BLE001 - re-raised below
+                    box["error"] = e
+            follower = threading.Thread(target=follow, daemon=True)
             t0 = now()
+            follower.start()
             write_small_files(env.folder, payloads)
             tw = now()
-            t1 = feed.wait(all_small, ctx.args.timeout, "10,000 files (written live)")
+            follower.join(ctx.args.timeout + 30)
+            if "error" in box:
+                raise box["error"]
+            if "t1" not in box:
+                raise BenchError("feed follower did not finish")
+            t1 = box["t1"]
             live.append(t1 - t0)
             written.append(tw - t0)
-            log(f"small-files live run {run + 1}: wrote in {tw - t0:.2f} s, all committed after {t1 - t0:.2f} s")
+            check_foreign(ctx, mon, f"small-files live run {run + 1}")
+            live_cpu.append(mon.cpu)
+            live_disk.append(mon.disk_mib)
+            log(f"small-files live run {run + 1}: wrote in {tw - t0:.2f} s, all committed after {t1 - t0:.2f} s; "
+                f"feed steps {feed.steps(t0)}")
             env.wait_idle(60)
         except Exception:
             ctx.failures.append(("small-files (live)", traceback.format_exc(), tail(env.daemon_log)))
@@ -392,12 +601,20 @@ def bench_small_files(ctx):
             write_small_files(env.folder, payloads)
             feed = Feed(env)
             feed.poll()
+            wait_quiet(ctx, f"small-files scan run {run + 1}")
+            mon = Meter(env)
             t0 = env.start_daemon()
             t1 = feed.wait(all_small, ctx.args.timeout, "10,000 files (initial scan)")
+            check_foreign(ctx, mon, f"small-files scan run {run + 1}")
+            scan_cpu.append(mon.cpu)
+            scan_disk.append(mon.disk_mib)
             t2 = env.wait_idle(60)
             scan.append(t1 - t0)
             scan_idle.append(t2 - t0)
-            log(f"small-files scan run {run + 1}: all committed {t1 - t0:.2f} s after daemon start, idle at {t2 - t0:.2f} s")
+            first = next(t for t, n in feed.timeline if n)
+            scan_first.append(first - t0)
+            log(f"small-files scan run {run + 1}: all committed {t1 - t0:.2f} s after daemon start, idle at {t2 - t0:.2f} s; "
+                f"feed steps {feed.steps(t0)}")
         except Exception:
             ctx.failures.append(("small-files (scan)", traceback.format_exc(), tail(env.daemon_log)))
             return
@@ -406,9 +623,14 @@ def bench_small_files(ctx):
     ctx.add("small-files", "10k x 4 KiB written while syncd runs: first write -> all in server feed", "s",
             live, "<= 0.6 s", "rsync 1.23 s, lsyncd 1.67 s, unison 2.78 s, Syncthing 9.6 s")
     ctx.add("small-files", "(of which: writing the 10k files, Python)", "s", written)
+    ctx.add("small-files", "(CPU seconds meanwhile, user+sys: syncd / sync-server)", "", live_cpu)
+    ctx.add("small-files", "(written to disk meanwhile, by everyone)", "MiB", live_disk)
     ctx.add("small-files", "10k x 4 KiB present at start: syncd start -> all in server feed", "s", scan,
             "<= 0.6 s", "(same peer row)")
+    ctx.add("small-files", "(of which: syncd start -> first file in the feed)", "s", scan_first)
     ctx.add("small-files", "10k x 4 KiB present at start: syncd start -> status idle", "s", scan_idle)
+    ctx.add("small-files", "(CPU seconds meanwhile, user+sys: syncd / sync-server)", "", scan_cpu)
+    ctx.add("small-files", "(written to disk meanwhile, by everyone)", "MiB", scan_disk)
 
 
 def make_big_source(path):
@@ -437,7 +659,7 @@ def bench_big_file(ctx):
         src = os.path.join(src_dir, "big.src")
         make_big_source(src)
         log(f"big-file: generated 1 GiB source in {now() - t:.1f} s")
-        from_write, from_close, write_time, push_chunks = [], [], [], []
+        from_write, from_close, write_time, push_chunks, push_cpu, edit_cpu = [], [], [], [], [], []
         edit_time, edit_apparent, edit_alloc, edit_files, edit_changed = [], [], [], [], []
         rnd = random.Random(3)
         for run in range(ctx.args.runs):
@@ -457,10 +679,14 @@ def bench_big_file(ctx):
                 def committed(fd):
                     e = fd.entries.get("big.bin")
                     return e is not None and not e["deleted"] and e["size"] == BIG_SIZE
+                wait_quiet(ctx, f"big-file run {run + 1}")
+                mon = Meter(env)
                 t0 = now()
                 copy_into(src, path)
                 tc = now()
                 t1 = feed.wait(committed, ctx.args.timeout, "the 1 GiB file")
+                check_foreign(ctx, mon, f"big-file run {run + 1}")
+                push_cpu.append(mon.cpu)
                 from_write.append(t1 - t0)
                 from_close.append(t1 - tc)
                 write_time.append(tc - t0)
@@ -472,6 +698,8 @@ def bench_big_file(ctx):
                 # 1 MiB in the middle
                 before = store_usage(env.data_dir)
                 payload = rnd.randbytes(EDIT_SIZE)
+                wait_quiet(ctx, f"big-file edit run {run + 1}")
+                mon = Meter(env)
 
                 def edited(fd):
                     e = fd.entries.get("big.bin")
@@ -483,6 +711,8 @@ def bench_big_file(ctx):
                 finally:
                     os.close(fd)
                 t1 = feed.wait(edited, ctx.args.timeout, "the edited revision")
+                check_foreign(ctx, mon, f"big-file edit run {run + 1}")
+                edit_cpu.append(mon.cpu)
                 env.wait_idle(120)
                 after = store_usage(env.data_dir)
                 second = feed.entries["big.bin"]
@@ -504,8 +734,10 @@ def bench_big_file(ctx):
                 "<= 1.3 s", "rsync 1.60 s, lsyncd 1.97 s, Syncthing 4.8 s, unison 6.4 s")
         ctx.add("big-file", "(writing 1 GiB into the folder, Python, page cache)", "s", write_time)
         ctx.add("big-file", "(chunks in the 1 GiB file)", "", push_chunks)
+        ctx.add("big-file", "(CPU seconds from first write to committed, user+sys: syncd / sync-server)", "", push_cpu)
         ctx.add("big-file", "1 MiB pwrite in the middle -> new revision committed", "s", edit_time,
                 "<= 1.2 s", "rsync 2.55 s, lsyncd 2.66 s, Syncthing 4.7 s, unison 16.4 s")
+        ctx.add("big-file", "(CPU seconds for the edit, user+sys: syncd / sync-server)", "", edit_cpu)
         ctx.add("big-file", "after the edit: chunk store growth (bytes sent, proxy)", "MiB",
                 [b / (1 << 20) for b in edit_apparent], "<= 3 MiB", "rsync 1.1 MiB, Syncthing 2 MiB")
         ctx.add("big-file", "after the edit: new chunk files / new chunk hashes in the entry", "",
@@ -528,6 +760,8 @@ def bench_latency(ctx, samples=30):
         feed.poll()
         lat = []
         misses = 0
+        wait_quiet(ctx, "latency")
+        mon = Meter(env)
         i = 0
         while len(lat) < samples:
             i += 1
@@ -568,6 +802,7 @@ def bench_latency(ctx, samples=30):
             lat.append(box["t"] - t0)
             env.wait_idle(30)
             time.sleep(0.2)
+        check_foreign(ctx, mon, "latency")
         if misses:
             ctx.note(f"latency: {misses} long-poll answers did not carry the append (not counted)")
         ctx.add("latency", "append one line -> revision seen by a waiting long-poll (median of 30)", "s",
@@ -603,11 +838,13 @@ def bench_noop(ctx):
     env = None
     try:
         env, feed = synced_env(ctx)
-        times, answer = [], []
+        times, answer, scan_took = [], [], []
         for run in range(ctx.args.runs):
             env.stop_daemon()
             feed.poll()
             cursor = feed.cursor
+            wait_quiet(ctx, f"noop-rescan run {run + 1}")
+            mon = Meter(env)
             t0 = env.start_daemon()
             first = None
             deadline = now() + 120
@@ -623,8 +860,12 @@ def bench_noop(ctx):
             else:
                 raise BenchError(f"not idle 120 s after restart; last status {json.dumps(env.folder_status())}")
             t1 = now()
+            check_foreign(ctx, mon, f"noop-rescan run {run + 1}")
             times.append(t1 - t0)
             answer.append(first - t0)
+            took = last_scan_took(env.daemon_log)
+            if took is not None:
+                scan_took.append(took)
             # confirm with syncctl itself, and that nothing was committed
             f = env.folder_status(via_syncctl=True)
             if not f or f["state"] != "idle":
@@ -636,6 +877,8 @@ def bench_noop(ctx):
         ctx.add("noop-rescan", "10k synced files, restart syncd -> idle, 0 pending", "s", times,
                 "<= 0.06 s", "unison 0.12 s, rsync 0.18 s, Syncthing 0.18 s")
         ctx.add("noop-rescan", "(of which: process start -> control socket answers)", "s", answer)
+        if scan_took:
+            ctx.add("noop-rescan", "(of which: the full scan itself, syncd's own `scan done took=`)", "s", scan_took)
     except Exception:
         ctx.failures.append(("noop-rescan", traceback.format_exc(), tail(env.daemon_log) if env else ""))
 
@@ -662,11 +905,14 @@ def bench_idle(ctx, seconds=30):
         if env.daemon is None or env.daemon.poll() is not None:
             env.start_daemon()
         env.wait_idle(60)
+        wait_quiet(ctx, "idle")
         time.sleep(2)
         pid, spid = env.daemon.pid, env.server.pid
+        mon = Meter(env)
         c0, s0, t0 = proc_cpu_seconds(pid), proc_cpu_seconds(spid), now()
         time.sleep(seconds)
         c1, s1, t1 = proc_cpu_seconds(pid), proc_cpu_seconds(spid), now()
+        check_foreign(ctx, mon, "idle")
         rss = proc_status_kib(pid, "VmRSS") / 1024
         hwm = proc_status_kib(pid, "VmHWM") / 1024
         srss = proc_status_kib(spid, "VmRSS") / 1024
@@ -739,7 +985,13 @@ def main():
     ap.add_argument("--timeout", type=float, default=300, help="seconds before a scenario is declared stuck")
     ap.add_argument("--tmp", help="where to create the temp dirs (default: $TMPDIR or /tmp)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dirs (for looking at logs)")
+    ap.add_argument("--server-data", metavar="DIR",
+                    help="put the server's data_dir under DIR instead of the temp dir, e.g. /dev/shm to see "
+                         "the figures without the disk (a diagnostic: tmpfs is not durable)")
     ap.add_argument("--json", help="also write the raw samples here")
+    ap.add_argument("--wait-quiet", type=float, default=600,
+                    help="before each measured run wait up to this many seconds for the machine to be >= 90%% idle "
+                         "(0: do not wait; default 600)")
     args = ap.parse_args()
     args.bin = os.path.abspath(args.bin)
     for exe in ("sync-server", "syncd", "syncctl"):
@@ -757,9 +1009,11 @@ def main():
     except KeyboardInterrupt:
         log("interrupted")
     finally:
-        for env in list(ctx.envs):
-            ctx.done(env)
-    print(f"\nsyncd benchmarks, {started}, {os.cpu_count()} CPUs, runs={args.runs}, bin={args.bin}\n")
+        ctx.cleanup()
+    busy = f", CPU used by other processes during measurements: max {100 * max(ctx.busy):.0f} %" if ctx.busy else ""
+    tmp = args.tmp or tempfile.gettempdir()
+    where = f"temp dirs: {fs_info(tmp)}" + (f", server data: {fs_info(args.server_data)}" if args.server_data else "")
+    print(f"\nsyncd benchmarks, {started}, {os.cpu_count()} CPUs, runs={args.runs}, bin={args.bin}; {where}{busy}\n")
     print(table(ctx))
     for n in ctx.notes:
         print(f"\nnote: {n}")
