@@ -11,6 +11,8 @@ disk and waits for the machine to be quiet (--wait-quiet), and afterwards flags 
 during which other processes used more than 10 % of the CPUs.
 Scenarios (see docs/benchmarks.md for what each number means):
 
+  baseline      no syncd: creating 10,000 x 4 KiB files, and writing 1 GiB, with and
+                without waiting for the disk (the floor under everything else)
   small-files   10,000 x 4 KiB files in 100 directories: written while syncd runs
                 (first write -> all 10,000 in the server's feed), and present before
                 syncd starts (daemon start -> all 10,000 in the feed)
@@ -509,6 +511,7 @@ class Ctx:
         self.args = args
         self.envs = []
         self.finished = []  # stopped envs, removed at the very end (see cleanup)
+        self.trash = []  # other temp dirs, likewise
         self.results = []   # (scenario, metric, unit, [samples], target, peer)
         self.failures = []  # (scenario, message, log tail)
         self.notes = []
@@ -539,6 +542,9 @@ class Ctx:
             else:
                 env.remove()
         self.finished = []
+        for d in self.trash:
+            shutil.rmtree(d, ignore_errors=True)
+        self.trash = []
 
     def add(self, scenario, metric, unit, samples, target="", peer=""):
         self.results.append((scenario, metric, unit, samples, target, peer))
@@ -546,6 +552,49 @@ class Ctx:
     def note(self, text):
         log(text)
         self.notes.append(text)
+
+
+def bench_baseline(ctx):
+    """What this disk and page cache cost without syncd: the floor under the other figures."""
+    d = tempfile.mkdtemp(prefix="syncd-bench-baseline-", dir=ctx.args.tmp)
+    ctx.trash.append(d)
+    try:
+        payloads = small_payloads()
+        create, create_sync, big_write, big_sync = [], [], [], []
+        block = random.Random(4).randbytes(16 << 20)
+        for run in range(ctx.args.runs):
+            wait_quiet(ctx, f"baseline run {run + 1}")
+            folder = os.path.join(d, f"small{run}")
+            os.mkdir(folder)
+            t0 = now()
+            write_small_files(folder, payloads)
+            t1 = now()
+            os.sync()
+            t2 = now()
+            create.append(t1 - t0)
+            create_sync.append(t2 - t0)
+            path = os.path.join(d, f"big{run}")
+            t0 = now()
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                for _ in range(BIG_SIZE // len(block)):
+                    os.write(fd, block)
+                t1 = now()
+                os.fsync(fd)
+                t2 = now()
+            finally:
+                os.close(fd)
+            big_write.append(t1 - t0)
+            big_sync.append(t2 - t0)
+            os.unlink(path)  # one inode; its blocks are worth freeing now
+            log(f"baseline run {run + 1}: 10k files {create[-1]:.2f} s (+sync {create_sync[-1]:.2f} s), "
+                f"1 GiB write {big_write[-1]:.2f} s (+fsync {big_sync[-1]:.2f} s)")
+        ctx.add("baseline", "no syncd: create 10k x 4 KiB files in 100 dirs (Python)", "s", create)
+        ctx.add("baseline", "no syncd: the same, then sync(2) until on disk", "s", create_sync)
+        ctx.add("baseline", "no syncd: write 1 GiB (buffered, Python)", "s", big_write)
+        ctx.add("baseline", "no syncd: the same, then fsync until on disk", "s", big_sync)
+    except Exception:
+        ctx.failures.append(("baseline", traceback.format_exc(), ""))
 
 
 def bench_small_files(ctx):
@@ -660,6 +709,7 @@ def bench_big_file(ctx):
         make_big_source(src)
         log(f"big-file: generated 1 GiB source in {now() - t:.1f} s")
         from_write, from_close, write_time, push_chunks, push_cpu, edit_cpu = [], [], [], [], [], []
+        push_disk = []
         edit_time, edit_apparent, edit_alloc, edit_files, edit_changed = [], [], [], [], []
         rnd = random.Random(3)
         for run in range(ctx.args.runs):
@@ -687,6 +737,7 @@ def bench_big_file(ctx):
                 t1 = feed.wait(committed, ctx.args.timeout, "the 1 GiB file")
                 check_foreign(ctx, mon, f"big-file run {run + 1}")
                 push_cpu.append(mon.cpu)
+                push_disk.append(mon.disk_mib)
                 from_write.append(t1 - t0)
                 from_close.append(t1 - tc)
                 write_time.append(tc - t0)
@@ -735,6 +786,7 @@ def bench_big_file(ctx):
         ctx.add("big-file", "(writing 1 GiB into the folder, Python, page cache)", "s", write_time)
         ctx.add("big-file", "(chunks in the 1 GiB file)", "", push_chunks)
         ctx.add("big-file", "(CPU seconds from first write to committed, user+sys: syncd / sync-server)", "", push_cpu)
+        ctx.add("big-file", "(written to disk meanwhile, by everyone)", "MiB", push_disk)
         ctx.add("big-file", "1 MiB pwrite in the middle -> new revision committed", "s", edit_time,
                 "<= 1.2 s", "rsync 2.55 s, lsyncd 2.66 s, Syncthing 4.7 s, unison 16.4 s")
         ctx.add("big-file", "(CPU seconds for the edit, user+sys: syncd / sync-server)", "", edit_cpu)
@@ -926,6 +978,7 @@ def bench_idle(ctx, seconds=30):
 
 
 SCENARIOS = {
+    "baseline": bench_baseline,
     "small-files": bench_small_files,
     "big-file": bench_big_file,
     "latency": bench_latency,

@@ -35,6 +35,8 @@ struct IgnoreRulesTests {
         Case(patterns: ["# comment", ""], path: "# comment", ignored: false),
         Case(patterns: ["~$*"], path: "~$report.docx", ignored: true),
         Case(patterns: IgnoreRules.defaults, path: "4913", ignored: true),
+        Case(patterns: IgnoreRules.defaults, path: "docs/.goutputstream-ABC123", ignored: true),
+        Case(patterns: IgnoreRules.defaults, path: ".#notes.org", ignored: true),
         Case(patterns: IgnoreRules.defaults, path: "notes.txt~", ignored: true),
         Case(patterns: IgnoreRules.defaults, path: ".~lock.report.odt#", ignored: true),
         Case(patterns: IgnoreRules.defaults, path: "notes.txt", ignored: false),

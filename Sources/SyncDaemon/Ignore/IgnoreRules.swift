@@ -15,8 +15,11 @@ public struct IgnoreRules: Sendable, Equatable {
     /// The per-folder rules file, in the folder root, synced like any file.
     public static let fileName = ".syncignore"
 
-    /// Editor temp and lock files, and our own staging files.
-    public static let defaults = [".*.swp", ".*.swx", "*~", "4913", ".~lock.*#", ".syncd-tmp-*"]
+    /// Editor temp and lock files (vim, emacs, LibreOffice, GIO's atomic-save
+    /// temp), and our own staging files.
+    public static let defaults = [
+        ".*.swp", ".*.swx", "*~", "4913", ".#*", ".~lock.*#", ".goutputstream-*", ".syncd-tmp-*",
+    ]
 
     public init(patterns: [String]) {
         for line in patterns { add(line) }
