@@ -107,13 +107,13 @@ public final class InotifyWatcher: @unchecked Sendable {
         switch command {
         case .subscribe(let root, let filter, let continuation, let reply):
             state.subscribers[root] = Subscriber(continuation: continuation, filter: filter)
-            reply(TreeWatch.add(root, filter: filter))
+            reply(TreeWatch.add(root, filter: filter, into: &state.watched))
         case .watch(let path, let reply):
-            reply(TreeWatch.add(path, filter: state.filter(for: path)))
+            reply(TreeWatch.add(path, filter: state.filter(for: path), into: &state.watched))
         case .unsubscribe(let root):
             state.subscribers[root]?.continuation.finish()
             state.subscribers[root] = nil
-            _ = inotifytools_remove_watch_by_filename(root + "/")
+            state.watched.remove(subtree: root)
         }
     }
 

@@ -13,6 +13,7 @@ struct ThreadState {
     var subscribers: [String: Subscriber] = [:]
     var overflowPending = false
     var initError: Int32 = 0
+    var watched = WatchedDirectories()
     /// MOVED_FROM halves waiting for their MOVED_TO, by cookie.
     private var pendingMoves: [UInt32: (path: String, isDirectory: Bool)] = [:]
     private var pendingOrder: [UInt32] = []
@@ -26,6 +27,11 @@ struct ThreadState {
         }
         if mask & UInt32(IN_IGNORED) != 0 {
             // The kernel dropped this watch (its directory is gone): forget its path.
+            if let name = inotifytools_filename_from_wd(raw.pointee.wd) {
+                var dir = String(cString: name)
+                if dir.hasSuffix("/") { dir.removeLast() }
+                watched.forget(dir)
+            }
             _ = inotifytools_remove_watch_by_wd(raw.pointee.wd)
             return
         }
@@ -43,10 +49,7 @@ struct ThreadState {
             flags.insert(.movedTo)
             if let half = pendingMoves.removeValue(forKey: raw.pointee.cookie) {
                 from = half.path
-                if isDirectory {
-                    // The kernel's watches follow the inodes; tell libinotifytools their new names.
-                    inotifytools_replace_filename(half.path + "/", path + "/")
-                }
+                if isDirectory { watched.rename(half.path, to: path) }
             } else if isDirectory {
                 watchNew(path)
             }
@@ -69,7 +72,7 @@ struct ThreadState {
     mutating func flushUnpairedMoves() {
         for cookie in pendingOrder {
             guard let half = pendingMoves.removeValue(forKey: cookie) else { continue }
-            if half.isDirectory { _ = inotifytools_remove_watch_by_filename(half.path + "/") }
+            if half.isDirectory { watched.remove(subtree: half.path) }
             deliver(.event(InotifyEvent(path: half.path, isDirectory: half.isDirectory, flags: .movedFrom)), for: half.path)
         }
         pendingOrder.removeAll(keepingCapacity: true)
@@ -78,7 +81,7 @@ struct ThreadState {
     /// A directory appeared: watch it (and what is already inside) unless ignored.
     private mutating func watchNew(_ path: String) {
         guard let filter = filter(for: path), filter.shouldWatch(path) else { return }
-        if case .failure(let error) = TreeWatch.add(path, filter: filter) {
+        if case .failure(let error) = TreeWatch.add(path, filter: filter, into: &watched) {
             deliver(.watchFailed(path: path, error: error), for: path)
         }
     }

@@ -4,7 +4,7 @@ import Glibc
 /// Adds watches for a directory and every directory below it that the
 /// filter admits. Runs on the watcher thread only.
 enum TreeWatch {
-    static func add(_ root: String, filter: WatchFilter?) -> Result<Int, WatchError> {
+    static func add(_ root: String, filter: WatchFilter?, into watched: inout WatchedDirectories) -> Result<Int, WatchError> {
         var stack = [root]
         var added = 0
         while let dir = stack.popLast() {
@@ -14,6 +14,7 @@ enum TreeWatch {
                 return .failure(WatchError(path: dir, errno: code, maxUserWatches: Int(inotifytools_get_max_user_watches())))
             }
             added += 1
+            watched.insert(dir)
             guard let handle = opendir(dir) else { continue }
             defer { closedir(handle) }
             while let entry = readdir(handle) {

@@ -95,6 +95,49 @@ struct WatcherTests {
         try await rig.waitForServerTree(expected)
     }
 
+    /// Watches follow renamed directories: after `mv src dst`, moving `dst/inner`
+    /// out deletes exactly that subtree, and writes in the tree that left the
+    /// folder are not reported as paths inside it.
+    @Test func movingOutOfARenamedDirectory() async throws {
+        let rig = try await Rig.start("renamed-out")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try FileManager.default.createDirectory(atPath: d.path("src/inner/deep"), withIntermediateDirectories: true)
+        try writeFile(d.path("src/top.txt"), "top")
+        try writeFile(d.path("src/inner/i.txt"), "i")
+        try writeFile(d.path("src/inner/deep/d.txt"), "d")
+        try await rig.waitForServerTree([
+            "src": Self.dir, "src/top.txt": contentHash("top"), "src/inner": Self.dir,
+            "src/inner/i.txt": contentHash("i"), "src/inner/deep": Self.dir, "src/inner/deep/d.txt": contentHash("d"),
+        ])
+        try FileManager.default.moveItem(atPath: d.path("src"), toPath: d.path("dst"))
+        try await rig.waitForServerTree([
+            "dst": Self.dir, "dst/top.txt": contentHash("top"), "dst/inner": Self.dir,
+            "dst/inner/i.txt": contentHash("i"), "dst/inner/deep": Self.dir, "dst/inner/deep/d.txt": contentHash("d"),
+        ])
+        let outside = rig.tmp.path + "/gone-inner"
+        try FileManager.default.moveItem(atPath: d.path("dst/inner"), toPath: outside)
+        try await rig.waitForServerTree(["dst": Self.dir, "dst/top.txt": contentHash("top")])
+        try await eventually("watches of the tree that left are dropped (root and dst remain)") {
+            try d.inotifyWatchCount() == 2
+        }
+        // The tree outside is no longer ours: its events must not turn into paths in the folder.
+        try writeFile(outside + "/deep/d.txt", "changed outside")
+        try writeFile(outside + "/deep/new.txt", "new outside")
+        // A new directory with the old name is watched afresh.
+        try FileManager.default.createDirectory(atPath: d.path("dst/inner/deep"), withIntermediateDirectories: true)
+        try writeFile(d.path("dst/inner/deep/fresh.txt"), "fresh")
+        try await rig.waitForServerTree([
+            "dst": Self.dir, "dst/top.txt": contentHash("top"), "dst/inner": Self.dir,
+            "dst/inner/deep": Self.dir, "dst/inner/deep/fresh.txt": contentHash("fresh"),
+        ])
+        try writeFile(d.path("dst/inner/deep/fresh.txt"), "fresh 2")
+        try await rig.waitForServerTree([
+            "dst": Self.dir, "dst/top.txt": contentHash("top"), "dst/inner": Self.dir,
+            "dst/inner/deep": Self.dir, "dst/inner/deep/fresh.txt": contentHash("fresh 2"),
+        ])
+    }
+
     @Test func ignoredPathsNeverReachTheServer() async throws {
         let rig = try await Rig.start("ignore", extraFolderConfig: #"ignore = ["*.log", "build/"]"#)
         defer { rig.stop() }

@@ -76,6 +76,21 @@ final class DaemonProcess: @unchecked Sendable {
         process = nil
     }
 
+    /// How many inotify watches the running daemon holds (from /proc fdinfo).
+    func inotifyWatchCount() throws -> Int {
+        guard let pid = process?.processIdentifier else { return 0 }
+        let fdDir = "/proc/\(pid)/fd"
+        var count = 0
+        for fd in try FileManager.default.contentsOfDirectory(atPath: fdDir) {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fdDir)/\(fd)"),
+                target.contains("inotify")
+            else { continue }
+            let info = try String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8)
+            count += info.split(separator: "\n").filter { $0.hasPrefix("inotify wd:") }.count
+        }
+        return count
+    }
+
     var terminationStatus: Int32? { process.flatMap { $0.isRunning ? nil : $0.terminationStatus } }
 
     var log: String { (try? String(contentsOfFile: dir + "/syncd.log", encoding: .utf8)) ?? "" }
