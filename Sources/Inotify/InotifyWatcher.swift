@@ -10,9 +10,8 @@ import Glibc
 public final class InotifyWatcher: @unchecked Sendable {
     public static let shared = InotifyWatcher()
 
-    static let mask: Int32 = Int32(
-        bitPattern: UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
-            | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF))
+    static let mask = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
+        | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
     private let commands = CommandQueue()
     private let startLock = NSLock()
@@ -66,6 +65,7 @@ public final class InotifyWatcher: @unchecked Sendable {
             failAllCommandsForever()
             return
         }
+        state.watched.fd = fd
         // Reads are ours and non-blocking: a drain ends when the queue is empty.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         while true {

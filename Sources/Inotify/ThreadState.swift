@@ -27,15 +27,10 @@ struct ThreadState {
         }
         if mask & UInt32(IN_IGNORED) != 0 {
             // The kernel dropped this watch (its directory is gone): forget its path.
-            if let name = inotifytools_filename_from_wd(raw.pointee.wd) {
-                var dir = String(cString: name)
-                if dir.hasSuffix("/") { dir.removeLast() }
-                watched.forget(dir)
-            }
-            _ = inotifytools_remove_watch_by_wd(raw.pointee.wd)
+            watched.forget(wd: raw.pointee.wd)
             return
         }
-        guard let path = Self.path(of: raw) else { return }
+        guard let path = path(of: raw) else { return }
         let isDirectory = mask & UInt32(IN_ISDIR) != 0
 
         if mask & UInt32(IN_MOVED_FROM) != 0 {
@@ -105,16 +100,11 @@ struct ThreadState {
         overflowPending = !allDelivered
     }
 
-    static func path(of raw: UnsafeMutablePointer<inotify_event>) -> String? {
-        guard let dirC = inotifytools_filename_from_wd(raw.pointee.wd) else { return nil }
-        var dir = String(cString: dirC)
-        if raw.pointee.len == 0 {
-            if dir.hasSuffix("/") { dir.removeLast() }
-            return dir
-        }
+    func path(of raw: UnsafeMutablePointer<inotify_event>) -> String? {
+        guard let dir = watched.path(of: raw.pointee.wd) else { return nil }
+        if raw.pointee.len == 0 { return dir }
         let namePtr = UnsafeRawPointer(raw).advanced(by: MemoryLayout<inotify_event>.size)
             .assumingMemoryBound(to: CChar.self)
-        let name = String(cString: namePtr)
-        return dir.hasSuffix("/") ? dir + name : dir + "/" + name
+        return "\(dir)/\(String(cString: namePtr))"
     }
 }

@@ -8,13 +8,11 @@ enum TreeWatch {
         var stack = [root]
         var added = 0
         while let dir = stack.popLast() {
-            if inotifytools_watch_file(dir, InotifyWatcher.mask) == 0 {
-                let code = inotifytools_error()
+            if let code = watched.add(dir, mask: InotifyWatcher.mask) {
                 if code == ENOENT || code == ENOTDIR { continue }  // gone meanwhile: its parent's event covers it
                 return .failure(WatchError(path: dir, errno: code, maxUserWatches: Int(inotifytools_get_max_user_watches())))
             }
             added += 1
-            watched.insert(dir)
             guard let handle = opendir(dir) else { continue }
             defer { closedir(handle) }
             while let entry = readdir(handle) {

@@ -21,7 +21,7 @@ struct WatcherTests {
         try writeFile(d.path("notes.txt"), "second\n")
         try FileManager.default.removeItem(atPath: d.path("notes.txt~"))
         try await rig.waitForServerTree(["notes.txt": contentHash("second\n")])
-        try await eventually("idle") { try await d.status()?.state == .idle }
+        try await d.waitUntilIdle()
         #expect(try await rig.folderRev() == 2, "one create, one modification")
     }
 
@@ -34,7 +34,7 @@ struct WatcherTests {
         try writeFile(d.path(".goutputstream-ABC123"), "v2")
         #expect(rename(d.path(".goutputstream-ABC123"), d.path("doc.txt")) == 0)
         try await rig.waitForServerTree(["doc.txt": contentHash("v2")])
-        try await eventually("idle") { try await d.status()?.state == .idle }
+        try await d.waitUntilIdle()
         #expect(try await rig.folderRev() == 2, "one create, one modification")
     }
 
@@ -138,6 +138,33 @@ struct WatcherTests {
         ])
     }
 
+    /// Out of inotify watches (a real ENOSPC, in a user namespace with a low
+    /// limit): status names the sysctl and the number needed, and the folder
+    /// keeps syncing through periodic scans.
+    @Test func outOfWatchesFallsBackToScans() async throws {
+        let rig = try await Rig.start("enospc", extraFolderConfig: #"rescan_interval = "1s""#, startDaemon: false)
+        defer { rig.stop() }
+        let d = rig.daemon
+        var expected: [String: String] = [:]
+        for i in 0..<10 {
+            try FileManager.default.createDirectory(atPath: d.path("dir\(i)"), withIntermediateDirectories: true)
+            expected["dir\(i)"] = Self.dir
+        }
+        try await d.start(inotifyWatchLimit: 4)
+        try await rig.waitForServerTree(expected)
+        var message = ""
+        try await eventually("status reports the watch limit") {
+            message = try await d.status()?.errors.first?.message ?? ""
+            return message.contains("fs.inotify.max_user_watches")
+        }
+        #expect(message.contains("needs 11 watches"), "\(message)")
+        for i in 0..<10 {
+            try writeFile(d.path("dir\(i)/f.txt"), "in \(i)")
+            expected["dir\(i)/f.txt"] = contentHash("in \(i)")
+        }
+        try await rig.waitForServerTree(expected)
+    }
+
     @Test func ignoredPathsNeverReachTheServer() async throws {
         let rig = try await Rig.start("ignore", extraFolderConfig: #"ignore = ["*.log", "build/"]"#)
         defer { rig.stop() }
@@ -155,7 +182,7 @@ struct WatcherTests {
             ".syncignore": contentHash("secret/\n!keep.log\n"), "keep.log": contentHash("wanted"),
             "real.txt": contentHash("real"),
         ])
-        try await eventually("idle") { try await d.status()?.state == .idle }
+        try await d.waitUntilIdle()
         #expect(try await rig.server.client(credential: rig.credential).tree(folder: "docs").count == 3)
     }
 

@@ -7,7 +7,7 @@ extension FolderEngine {
         case .rescanNeeded:
             requestRescan()
         case .watchFailed(_, let error):
-            watchProblem = error.description
+            watchError = error
             logger.error("\(error)", metadata: ["folder": "\(id)"])
         case .event(let event):
             await handle(event)
@@ -23,18 +23,24 @@ extension FolderEngine {
             return
         }
         guard let path = relative(event.path), !skips(path, isDirectory: event.isDirectory) else { return }
-        let f = event.flags
         if path == IgnoreRules.fileName && reloadIgnoreFile() {
             logger.info("\(IgnoreRules.fileName) changed; rescanning", metadata: ["folder": "\(id)"])
             await journal([path])
             // Directories that are no longer ignored need watches now.
-            if case .failure(let error) = await InotifyWatcher.shared.watch(path: root) { watchProblem = error.description }
+            if case .failure(let error) = await InotifyWatcher.shared.watch(path: root) { watchError = error }
             await fullScan()
             return
         }
+        await act(on: path, event)
+        // A move's source is journaled after its destination: the delete-wave guard
+        // then finds the content arriving (or already committed) at the new place.
         if let from = event.movedFrom.flatMap(relative), !skips(from, isDirectory: event.isDirectory) {
             await journal([from])
         }
+    }
+
+    private func act(on path: String, _ event: InotifyEvent) async {
+        let f = event.flags
         if event.isDirectory && (f.contains(.created) || f.contains(.movedTo)) {
             // Files may have landed in it before its watch existed: scan it.
             cancelSettle(path)

@@ -10,7 +10,7 @@ extension FolderEngine {
         switch watched {
         case .success(let count): watchedDirectories = count
         case .failure(let error):
-            watchProblem = error.description
+            watchError = error
             logger.error("\(error)", metadata: ["folder": "\(id)"])
         }
         do {
@@ -39,10 +39,23 @@ extension FolderEngine {
     private func rescanPeriodically() async {
         while !Task.isCancelled {
             var interval = config.rescanInterval
-            if watchProblem != nil { interval = min(interval, .seconds(30)) }
+            if watchError != nil { interval = min(interval, .seconds(30)) }
             let jitter = Double.random(in: 0.9...1.1)
             do { try await Task.sleep(for: interval * jitter) } catch { return }
+            if watchError != nil { await retryWatching() }
             await fullScan()
+        }
+    }
+
+    /// After a watch failure (the limit was raised meanwhile, say), watch the whole tree again.
+    private func retryWatching() async {
+        switch await InotifyWatcher.shared.watch(path: root) {
+        case .success(let count):
+            watchedDirectories = count
+            watchError = nil
+            logger.info("watching again", metadata: ["folder": "\(id)", "directories": "\(count)"])
+        case .failure(let error):
+            watchError = error
         }
     }
 

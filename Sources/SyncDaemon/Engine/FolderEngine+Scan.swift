@@ -27,6 +27,7 @@ extension FolderEngine {
                 return
             }
             rootProblem = nil
+            directoriesSeen = 1 + items.reduce(0) { $0 + ($1.stat.kind == .directory ? 1 : 0) }
             var toPush: [String] = []
             var seen = Set<String>()
             seen.reserveCapacity(items.count)

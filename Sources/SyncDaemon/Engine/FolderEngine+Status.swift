@@ -1,4 +1,5 @@
 import Foundation
+import Inotify
 import SyncControl
 
 extension FolderEngine {
@@ -9,7 +10,7 @@ extension FolderEngine {
             PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(Self.iso))
         }
         if let rootProblem { errors.insert(PathErrorStatus(path: "", message: rootProblem, retryAt: nil), at: 0) }
-        if let watchProblem { errors.insert(PathErrorStatus(path: "", message: watchProblem, retryAt: nil), at: 0) }
+        if let watchError { errors.insert(PathErrorStatus(path: "", message: watchMessage(watchError), retryAt: nil), at: 0) }
         let offline = await queue.offlineError
         let paused = await queue.paused
         let busy = await queue.isBusy
@@ -50,6 +51,12 @@ extension FolderEngine {
             conflicts: try index.conflictCount(folder: id), errors: errors,
             lastSyncedAt: stored.lastSyncedAt.map(Self.iso), remoteCursor: stored.remoteCursor,
             watchedDirectories: watchedDirectories)
+    }
+
+    private func watchMessage(_ error: WatchError) -> String {
+        guard error.isOutOfWatches else { return error.description }
+        return "\(error.description); this folder needs \(directoriesSeen) watches (one per directory), "
+            + "plus what other programs of this user hold"
     }
 
     public func conflicts() throws -> [ConflictInfo] {

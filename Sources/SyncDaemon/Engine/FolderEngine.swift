@@ -27,7 +27,10 @@ public actor FolderEngine {
     let watchFilter: WatchFilter
     var phase: Phase = .starting
     var rootProblem: String?
-    var watchProblem: String?
+    /// Watching (part of) the tree failed; periodic scans cover it and watching is retried.
+    var watchError: WatchError?
+    /// Directories in the last full scan, root included: the watches the folder needs.
+    var directoriesSeen = 0
     var watchedDirectories = 0
     var settling: [String: Task<Void, Never>] = [:]
     /// When each still-settling path was first seen changing.

@@ -22,6 +22,28 @@ struct PushBatchResult: Sendable {
     var held: [String] = []
 }
 
+extension PushBatchResult {
+    /// Ops whose change another op sent (`follower → sender`) end as the sender did;
+    /// one whose change nobody sends had nothing to do.
+    mutating func inherit(_ followers: [String: String]) {
+        for (follower, sender) in followers {
+            if let outcome = outcomes[sender] {
+                outcomes[follower] = outcome
+            } else if let message = failed[sender] {
+                failed[follower] = message
+            } else if transient.contains(sender) {
+                transient.append(follower)
+            } else if unstable.contains(sender) {
+                unstable.append(follower)
+            } else if held.contains(sender) {
+                held.append(follower)
+            } else {
+                outcomes[follower] = .unchanged
+            }
+        }
+    }
+}
+
 extension IndexStore {
     /// Local and base records of many paths in few queries.
     func records(folder: String, paths: [String]) throws -> (local: [String: LocalRecord], base: [String: BaseRecord]) {

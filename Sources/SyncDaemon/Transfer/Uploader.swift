@@ -42,11 +42,21 @@ struct Uploader: Sendable {
             case .failed(let message): result.failed[path] = message
             }
         }
-        // A vanished directory's tombstones may repeat paths that have ops of their own.
-        var seen = Set<String>()
-        for path in changes.keys.sorted() {
-            changes[path] = changes[path]?.filter { seen.insert($0.change.path).inserted }
-        }
+        // A vanished directory's tombstones may repeat paths that have ops of their own:
+        // each change is sent once, by its own op where there is one; an op left with
+        // nothing to send shares the fate of the op that sends its change.
+        let followers = Self.deduplicate(&changes)
+        var sent = await send(changes, result: result, mayDelete: mayDelete)
+        sent.inherit(followers)
+        return sent
+    }
+
+    /// Steps 2 and 3 for the prepared changes (after the delete-wave check).
+    private func send(
+        _ changes: [String: [PreparedChange]], result: PushBatchResult, mayDelete: @Sendable (Int) async -> Bool
+    ) async -> PushBatchResult {
+        var changes = changes
+        var result = result
         // Files whose content lives on elsewhere (moves, renames) are not lost: they do not count.
         let arriving = Set(changes.values.flatMap { $0.filter { !$0.change.deleted }.map(\.change.contentHash) })
         let tombstones = changes.values.flatMap { $0.filter { $0.change.deleted && $0.change.kind == .file } }.map(\.change)
@@ -75,6 +85,27 @@ struct Uploader: Sendable {
         // 3. Commit them all at once.
         await commit(changes, into: &result)
         return result
+    }
+
+    /// Keeps every change in exactly one list, its own path's op first; returns
+    /// the ops left with nothing to send, each with the op that sends its change.
+    static func deduplicate(_ changes: inout [String: [PreparedChange]]) -> [String: String] {
+        var carrier: [String: String] = [:]
+        for (owner, list) in changes where list.contains(where: { $0.change.path == owner }) { carrier[owner] = owner }
+        let firstChange = changes.compactMapValues { $0.first?.change.path }
+        for owner in changes.keys.sorted() {
+            changes[owner] = changes[owner]?.filter { prepared in
+                if let sender = carrier[prepared.change.path] { return sender == owner }
+                carrier[prepared.change.path] = owner
+                return true
+            }
+        }
+        var followers: [String: String] = [:]
+        for (owner, list) in changes where list.isEmpty {
+            changes[owner] = nil
+            followers[owner] = firstChange[owner].flatMap { carrier[$0] } ?? owner
+        }
+        return followers
     }
 
     private func prepareAll(_ paths: [String], records: (local: [String: LocalRecord], base: [String: BaseRecord])) async

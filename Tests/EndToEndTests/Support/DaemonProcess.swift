@@ -38,10 +38,21 @@ final class DaemonProcess: @unchecked Sendable {
 
     var control: ControlClient { ControlClient(socketPath: socketPath) }
 
-    func start(waitUntilRunning: Bool = true) async throws {
+    /// `inotifyWatchLimit` runs the daemon in its own user namespace whose
+    /// `max_inotify_watches` is that low: the kernel's real ENOSPC, for this process only.
+    func start(waitUntilRunning: Bool = true, inotifyWatchLimit: Int? = nil) async throws {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try Binaries.path("syncd"))
-        p.arguments = ["--config", configPath]
+        let syncd = try Binaries.path("syncd")
+        if let limit = inotifyWatchLimit {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            p.arguments = [
+                "--user", "--map-root-user", "sh", "-c",
+                #"echo \#(limit) > /proc/sys/user/max_inotify_watches && exec "$0" --config "$1""#, syncd, configPath,
+            ]
+        } else {
+            p.executableURL = URL(fileURLWithPath: syncd)
+            p.arguments = ["--config", configPath]
+        }
         p.standardOutput = FileHandle.nullDevice
         let logPath = dir + "/syncd.log"
         if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
@@ -74,6 +85,20 @@ final class DaemonProcess: @unchecked Sendable {
         p.terminate()
         p.waitUntilExit()
         process = nil
+    }
+
+    /// Waits until the folder is idle; on timeout the error shows the last status and the log tail.
+    func waitUntilIdle(timeout: Duration = .seconds(30)) async throws {
+        var last: FolderStatus?
+        do {
+            try await eventually("\(folderID) idle", timeout: timeout) {
+                last = try await status()
+                return last?.state == .idle
+            }
+        } catch {
+            let shown = last.map { "state \($0.state), pending up \($0.pendingUploads) down \($0.pendingDownloads), errors \($0.errors)" }
+            throw TestFailure("\(error)\nlast status: \(shown ?? "none")\n--- log tail:\n\(log.suffix(2500))")
+        }
     }
 
     /// How many inotify watches the running daemon holds (from /proc fdinfo).

@@ -31,7 +31,7 @@ struct Rig {
     let daemon: DaemonProcess
     let folder = "docs"
 
-    static func start(_ label: String, extraFolderConfig: String = "") async throws -> Rig {
+    static func start(_ label: String, extraFolderConfig: String = "", startDaemon: Bool = true) async throws -> Rig {
         let tmp = try TempDir(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
         let credential = try server.provision(folder: "docs", device: "laptop")
@@ -39,7 +39,7 @@ struct Rig {
         let daemon = try DaemonProcess(
             dir: try tmp.sub("device"), folderID: "docs", serverURL: server.url, credential: credential,
             extraFolderConfig: extraFolderConfig)
-        try await daemon.start()
+        if startDaemon { try await daemon.start() }
         return Rig(tmp: tmp, server: server, credential: credential, daemon: daemon)
     }
 

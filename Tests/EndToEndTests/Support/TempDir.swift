@@ -15,7 +15,12 @@ struct TempDir {
         return p
     }
 
+    /// `SYNCD_TEST_KEEP=1` keeps the directories (state, logs) for a post-mortem.
     func remove() {
+        if ProcessInfo.processInfo.environment["SYNCD_TEST_KEEP"] == "1" {
+            FileHandle.standardError.write(Data("note: kept \(path)\n".utf8))
+            return
+        }
         do { try FileManager.default.removeItem(atPath: path) } catch {
             // Leftovers in /tmp are harmless; say so rather than hide it.
             FileHandle.standardError.write(Data("note: could not remove \(path): \(error)\n".utf8))

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// `git checkout` rewrites, deletes and creates thousands of files in a burst:
+/// the server must end with exactly the checked-out tree, one revision per
+/// path that really changed.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct GitCheckoutTests {
+    @Test func checkoutBetweenBranchesOfTwoThousandFiles() async throws {
+        let rig = try await Rig.start("git", extraFolderConfig: #"ignore = [".git/"]"#)
+        defer { rig.stop() }
+        let d = rig.daemon
+        let git = Git(directory: d.folderPath)
+        try git("init", "-q", "-b", "main")
+        for i in 0..<2_000 {
+            let dir = "pkg\(i % 40)"
+            try FileManager.default.createDirectory(atPath: d.path(dir), withIntermediateDirectories: true)
+            try writeFile(d.path("\(dir)/f\(i).txt"), "main \(i)\n")
+        }
+        try git("add", "-A")
+        try git("commit", "-q", "-m", "main")
+        try git("checkout", "-q", "-b", "feature")
+        for i in stride(from: 0, to: 2_000, by: 7) {  // edits
+            try writeFile(d.path("pkg\(i % 40)/f\(i).txt"), "feature \(i)\n")
+        }
+        for i in stride(from: 3, to: 2_000, by: 11) {  // deletes
+            try FileManager.default.removeItem(atPath: d.path("pkg\(i % 40)/f\(i).txt"))
+        }
+        try FileManager.default.removeItem(atPath: d.path("pkg39"))  // a whole directory
+        try FileManager.default.createDirectory(atPath: d.path("added/deeper"), withIntermediateDirectories: true)
+        for i in 0..<150 { try writeFile(d.path("added/deeper/n\(i).txt"), "new \(i)\n") }
+        try git("add", "-A")
+        try git("commit", "-q", "-m", "feature")
+        let featureTree = try localTree(d.folderPath).filter { !$0.key.hasPrefix(".git") }
+        try await rig.waitForServerTree(featureTree, timeout: .seconds(120))
+        try await d.waitUntilIdle()
+
+        try git("checkout", "-q", "main")
+        let mainTree = try localTree(d.folderPath).filter { !$0.key.hasPrefix(".git") }
+        #expect(mainTree.count > 2_000, "2,000 files and their directories")
+        try await rig.waitForServerTree(mainTree, timeout: .seconds(120))
+        try await d.waitUntilIdle()
+        let revBefore = try await rig.folderRev()
+
+        try git("checkout", "-q", "feature")
+        try await rig.waitForServerTree(featureTree, timeout: .seconds(120))
+        try await d.waitUntilIdle()
+        let changed = Set(mainTree.keys).union(featureTree.keys).filter { mainTree[$0] != featureTree[$0] }
+        #expect(changed.count > 500)
+        #expect(try await rig.folderRev() - revBefore == Int64(changed.count), "one revision per changed path, nothing re-sent")
+    }
+}
+
+/// Runs git in one directory, failing with its output.
+struct Git {
+    let directory: String
+
+    func callAsFunction(_ arguments: String...) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid",
+                       "-c", "commit.gpgsign=false"] + arguments
+        p.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw TestFailure("git \(arguments.joined(separator: " ")) failed: \(String(decoding: output, as: UTF8.self))")
+        }
+    }
+}
