@@ -6,9 +6,13 @@ extension FolderEngine {
     /// Watches, scans, then keeps the folder in sync until cancelled.
     public func run() async {
         reloadIgnoreFile()
+        let watchStarted = ContinuousClock.now
         let (stream, watched) = await InotifyWatcher.shared.subscribe(root: root, filter: watchFilter)
         switch watched {
-        case .success(let count): watchedDirectories = count
+        case .success(let count):
+            watchedDirectories = count
+            logger.info(
+                "watching", metadata: ["folder": "\(id)", "directories": "\(count)", "took": "\(ContinuousClock.now - watchStarted)"])
         case .failure(let error):
             watchError = error
             logger.error("\(error)", metadata: ["folder": "\(id)"])
