@@ -43,6 +43,13 @@ extension RemoteClient {
         return try decode(CommitResponse.self, response.body)
     }
 
+    /// Every version of `path` the server keeps (retention), newest first.
+    public func history(folder: String, path: String) async throws(RemoteError) -> [WireEntry] {
+        let query = path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? path
+        let response = try await send(.GET, Self.folderPath(folder) + "/history?path=" + query)
+        return try decode(HistoryResponse.self, response.body).versions
+    }
+
     /// The change feed; with `waitSeconds` > 0 the server holds the request until something changes.
     public func changes(folder: String, since: Int64, waitSeconds: Int = 0, limit: Int = 1000) async throws(RemoteError)
         -> ChangesResponse

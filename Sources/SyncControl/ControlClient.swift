@@ -43,6 +43,18 @@ public struct ControlClient: Sendable {
         try decode([ConflictInfo].self, try await request(.GET, "/v1/conflicts"))
     }
 
+    /// Brings back an older version of `path` (relative to a folder, or absolute inside one).
+    public func restore(path: String, rev: Int64?, folder: String?) async throws(Failure) -> RestoreReply {
+        var query = "?path=" + Self.escape(path)
+        if let rev { query += "&rev=\(rev)" }
+        if let folder { query += "&folder=" + Self.escape(folder) }
+        return try decode(RestoreReply.self, try await request(.POST, "/v1/restore" + query))
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
     private func query(_ folder: String?) -> String {
         guard let folder else { return "" }
         return "?folder=" + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder)

@@ -124,6 +124,20 @@ public struct ApprovalReply: Codable, Sendable, Equatable {
     }
 }
 
+/// Answer of `restore`: which version came back, and the revision it got.
+public struct RestoreReply: Codable, Sendable, Equatable {
+    public var folder: String
+    public var path: String
+    public var restoredRev: Int64
+    public var newRev: Int64
+    public init(folder: String, path: String, restoredRev: Int64, newRev: Int64) {
+        self.folder = folder
+        self.path = path
+        self.restoredRev = restoredRev
+        self.newRev = newRev
+    }
+}
+
 /// One conflict copy the daemon made (`syncctl conflicts`).
 public struct ConflictInfo: Codable, Sendable, Equatable {
     public var folder: String

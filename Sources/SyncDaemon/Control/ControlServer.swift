@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import SyncControl
+import SyncCore
 
 /// The daemon's side of the control socket: HTTP/1.1 on a Unix socket with
 /// mode 0600 inside the (0700) state directory. Routes mirror `syncctl` verbs.
@@ -20,6 +21,16 @@ enum ControlServer {
         }
         router.post("/v1/approve-deletes") { request, _ in
             try json(try await daemon.approveDeletes(folder: request.uri.queryParameters["folder"].map(String.init)))
+        }
+        router.post("/v1/restore") { request, _ in
+            let query = request.uri.queryParameters
+            guard let path = query["path"].map(String.init) else { throw HTTPError(.badRequest, message: "path is required") }
+            var rev: Int64?
+            if let text = query["rev"] {
+                guard let value = Int64(text), value > 0 else { throw HTTPError(.badRequest, message: "rev must be a positive integer") }
+                rev = value
+            }
+            return try json(try await daemon.restore(path: path, rev: rev, folder: query["folder"].map(String.init)))
         }
         router.get("/v1/conflicts") { _, _ in
             try json(try await daemon.conflicts())
@@ -76,6 +87,36 @@ final class DaemonState: Sendable {
         var all: [ConflictInfo] = []
         for engine in engines { all += try await engine.conflicts() }
         return all
+    }
+
+    /// `path` is absolute (inside a folder's root) or relative to `folder`
+    /// (which may be omitted when there is one folder).
+    func restore(path raw: String, rev: Int64?, folder: String?) async throws -> RestoreReply {
+        let engine: FolderEngine
+        var relative = raw
+        if raw.hasPrefix("/") {
+            let standardized = (raw as NSString).standardizingPath
+            guard let owner = engines.first(where: { standardized.hasPrefix($0.root + "/") && (folder == nil || $0.id == folder) }) else {
+                throw HTTPError(.badRequest, message: "\(raw) is not inside a synced folder")
+            }
+            engine = owner
+            relative = String(standardized.dropFirst(owner.root.count + 1))
+        } else {
+            let chosen = try choose(folder)
+            guard chosen.count == 1, let only = chosen.first else {
+                throw HTTPError(.badRequest, message: "several folders are synced: name one with --folder, or give an absolute path")
+            }
+            engine = only
+        }
+        let path: RelativePath
+        do { path = try RelativePath(validating: relative) } catch {
+            throw HTTPError(.badRequest, message: "\(raw): \(error)")
+        }
+        do {
+            return try await engine.restore(path: path.string, rev: rev)
+        } catch {
+            throw HTTPError(.conflict, message: error.message)
+        }
     }
 
     private func choose(_ folder: String?) throws -> [FolderEngine] {

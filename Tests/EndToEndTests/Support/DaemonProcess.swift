@@ -87,6 +87,21 @@ final class DaemonProcess: @unchecked Sendable {
         process = nil
     }
 
+    /// Runs the real `syncctl` against this daemon: (exit status, stdout, stderr).
+    func syncctl(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Binaries.path("syncctl"))
+        p.arguments = ["--socket", socketPath] + arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
     /// Waits until the folder is idle; on timeout the error shows the last status and the log tail.
     func waitUntilIdle(timeout: Duration = .seconds(30)) async throws {
         var last: FolderStatus?

@@ -7,6 +7,8 @@ struct TwoDevices {
     let server: ServerProcess
     let a: DaemonProcess
     let b: DaemonProcess
+    /// Alpha's device credential, for talking to the server directly.
+    let credentialA: String
 
     static func start(_ label: String) async throws -> TwoDevices {
         let tmp = try TempDir(label)
@@ -18,7 +20,7 @@ struct TwoDevices {
         let b = try DaemonProcess(dir: try tmp.sub("beta"), folderID: "docs", serverURL: server.url, credential: credB)
         try await a.start()
         try await b.start()
-        return TwoDevices(tmp: tmp, server: server, a: a, b: b)
+        return TwoDevices(tmp: tmp, server: server, a: a, b: b, credentialA: credA)
     }
 
     func stop() {

@@ -1,0 +1,46 @@
+import Foundation
+import SyncClient
+import SyncControl
+import SyncCore
+
+extension FolderEngine {
+    /// `syncctl restore`: commits an older version of `path` as its newest
+    /// revision (and brings back deleted parent directories with it). The
+    /// change feed then delivers it here and to every other device, like any
+    /// remote change; the version it replaces stays in the server's history.
+    public func restore(path: String, rev: Int64?) async throws(RestoreChoice.Refusal) -> RestoreReply {
+        let history = try await fetchHistory(path)
+        let (version, current) = try RestoreChoice.choose(path: path, history: history, rev: rev).get()
+        var changes = [RestoreChoice.change(restoring: version, over: current)]
+        var parent = (path as NSString).deletingLastPathComponent
+        while !parent.isEmpty {
+            let versions = try await fetchHistory(parent)
+            if let newest = versions.first, newest.deleted,
+                let directory = versions.first(where: { !$0.deleted && $0.kind == .directory })
+            {
+                changes.insert(RestoreChoice.change(restoring: directory, over: newest), at: 0)
+            }
+            parent = (parent as NSString).deletingLastPathComponent
+        }
+        let response: CommitResponse
+        do {
+            response = try await remote.commit(folder: id, changes: changes)
+        } catch {
+            throw RestoreChoice.Refusal(message: "cannot restore \(path): \(error)")
+        }
+        guard let result = response.results.first(where: { $0.path == path }), result.status == .ok else {
+            throw RestoreChoice.Refusal(message: "\(path) changed on the server meanwhile; run the restore again")
+        }
+        logger.info(
+            "restored", metadata: ["folder": "\(id)", "path": "\(path)", "from_rev": "\(version.rev)", "rev": "\(result.rev)"])
+        return RestoreReply(folder: id, path: path, restoredRev: version.rev, newRev: result.rev)
+    }
+
+    private func fetchHistory(_ path: String) async throws(RestoreChoice.Refusal) -> [WireEntry] {
+        do {
+            return try await remote.history(folder: id, path: path)
+        } catch {
+            throw RestoreChoice.Refusal(message: "cannot read the history of \(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import SyncCore
+import Testing
+
+/// `syncctl restore` brings back deleted and overwritten versions from the
+/// server's history, on every device; remote deletes land in the local trash.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct RestoreTests {
+    @Test func aRemoteDeleteGoesToTheTrashAndRestoreBringsItBack() async throws {
+        let two = try await TwoDevices.start("restore-delete")
+        defer { two.stop() }
+        try FileManager.default.createDirectory(atPath: two.a.path("notes"), withIntermediateDirectories: true)
+        try writeFile(two.a.path("notes/precious.txt"), "precious")
+        let dir = Hashing.contentHash(chunks: [])
+        try await two.waitForBoth(["notes": dir, "notes/precious.txt": contentHash("precious")])
+
+        // Deleted on beta, the whole directory: alpha's copy goes to alpha's trash.
+        try FileManager.default.removeItem(atPath: two.b.path("notes"))
+        try await two.waitForBoth([:])
+        let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.key.hasSuffix("notes/precious.txt") }
+        #expect(trashed.values.contains(contentHash("precious")), "alpha keeps the deleted file in its trash")
+
+        let run = try two.a.syncctl("restore", "notes/precious.txt")
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("restored docs:notes/precious.txt"), "\(run.out)")
+        try await two.waitForBoth(["notes": dir, "notes/precious.txt": contentHash("precious")])
+    }
+
+    @Test func anOverwrittenVersionComesBackByRev() async throws {
+        let two = try await TwoDevices.start("restore-rev")
+        defer { two.stop() }
+        try writeFile(two.a.path("report.txt"), "draft one")
+        try await two.waitForBoth(["report.txt": contentHash("draft one")])
+        try writeFile(two.b.path("report.txt"), "draft two")
+        try await two.waitForBoth(["report.txt": contentHash("draft two")])
+        try writeFile(two.a.path("report.txt"), "draft three")
+        try await two.waitForBoth(["report.txt": contentHash("draft three")])
+
+        let history = try await two.server.client(credential: two.credentialA).history(folder: "docs", path: "report.txt")
+        #expect(history.map(\.contentHash) == ["draft three", "draft two", "draft one"].map { contentHash($0) })
+        let first = try #require(history.last)
+
+        // Without --rev: the version before the current one.
+        var run = try two.b.syncctl("restore", two.b.path("report.txt"))
+        #expect(run.status == 0, "\(run.err)")
+        try await two.waitForBoth(["report.txt": contentHash("draft two")])
+        run = try two.b.syncctl("restore", "report.txt", "--rev", "\(first.rev)")
+        #expect(run.status == 0, "\(run.err)")
+        try await two.waitForBoth(["report.txt": contentHash("draft one")])
+
+        // Refusals are one clear line and exit 1.
+        run = try two.a.syncctl("restore", "never-existed.txt")
+        #expect(run.status == 1)
+        #expect(run.err.contains("no version of never-existed.txt"), "\(run.err)")
+        run = try two.a.syncctl("restore", "../outside.txt")
+        #expect(run.status == 1)
+        run = try two.a.syncctl("restore", "report.txt", "--rev", "999999")
+        #expect(run.status == 1)
+        #expect(run.err.contains("has no version at rev 999999"), "\(run.err)")
+    }
+}
