@@ -9,7 +9,7 @@ struct DaemonConfigParser {
     let base: String
 
     static let rootKeys = ["daemon", "server", "transfer", "folder"]
-    static let daemonKeys = ["state_dir", "control_socket", "log_level"]
+    static let daemonKeys = ["state_dir", "control_socket", "log_level", "trash_retention"]
     static let serverKeys = ["url", "credential_file"]
     static let transferKeys = ["max_concurrent", "upload_limit"]
     static let folderKeys = ["id", "path", "ignore", "settle", "rescan_interval", "max_delete_fraction"]
@@ -58,7 +58,8 @@ struct DaemonConfigParser {
         guard DaemonConfig.logLevels.contains(logLevel) else {
             throw reader.error("log_level", "invalid log level: " + Suggest.oneOf(DaemonConfig.logLevels, got: logLevel))
         }
-        return DaemonConfig.Daemon(stateDir: stateDir, controlSocket: socket, logLevel: logLevel)
+        let trashRetention = try reader.duration("trash_retention") ?? DaemonConfig.defaultTrashRetention
+        return DaemonConfig.Daemon(stateDir: stateDir, controlSocket: socket, logLevel: logLevel, trashRetention: trashRetention)
     }
 
     private func parseServer(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Server {

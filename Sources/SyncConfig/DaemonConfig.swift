@@ -11,11 +11,17 @@ public struct DaemonConfig: Sendable, Equatable {
         public var controlSocket: String
         /// One of `DaemonConfig.logLevels`.
         public var logLevel: String
+        /// How long files removed by remote deletes stay in the local trash.
+        public var trashRetention: Duration
 
-        public init(stateDir: String, controlSocket: String, logLevel: String = "info") {
+        public init(
+            stateDir: String, controlSocket: String, logLevel: String = "info",
+            trashRetention: Duration = DaemonConfig.defaultTrashRetention
+        ) {
             self.stateDir = stateDir
             self.controlSocket = controlSocket
             self.logLevel = logLevel
+            self.trashRetention = trashRetention
         }
     }
 
@@ -93,6 +99,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public static let defaultStateDir = "~/.local/state/syncd"
     public static let controlSocketName = "syncd.sock"
     public static let defaultLogLevel = "info"
+    public static let defaultTrashRetention: Duration = .seconds(30 * 24 * 3600)
     public static let defaultMaxConcurrent = 4
     public static let maxConcurrentRange = 1...64
     public static let defaultSettle: Duration = .milliseconds(100)

@@ -59,6 +59,8 @@ import Testing
                   reason: "did you mean \"log_level\"?"),
         // bad durations and sizes
         BadConfig(minimalDaemon + "settle = \"100 ms\"", key: "folder[0].settle", reason: "invalid duration \"100 ms\""),
+        BadConfig("[daemon]\ntrash_retention = \"a month\"\n" + minimalDaemon, key: "daemon.trash_retention",
+                  reason: "invalid duration \"a month\""),
         BadConfig(minimalDaemon + "rescan_interval = \"-1h\"", key: "folder[0].rescan_interval",
                   reason: "invalid duration"),
         BadConfig(minimalDaemon + "rescan_interval = \"1w\"", key: "folder[0].rescan_interval",

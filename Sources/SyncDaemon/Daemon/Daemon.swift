@@ -57,13 +57,14 @@ public enum Daemon {
         let excluded = [config.daemon.stateDir].compactMap { dir -> String? in
             dir.hasPrefix(folder.path + "/") ? String(dir.dropFirst(folder.path.count + 1)) : nil
         }
-        let materializer = Materializer(root: folder.path, trashRoot: config.daemon.stateDir + "/trash/" + folder.id)
+        let trash = Trash(root: config.daemon.stateDir + "/trash/" + folder.id)
+        let materializer = Materializer(root: folder.path, trashRoot: trash.root)
         let applier = RemoteApplier(
             folder: folder.id, index: index, remote: remote, materializer: materializer, progress: progress,
             logger: folderLogger)
         return FolderEngine(
             config: folder, index: index, queue: queue, progress: progress, remote: remote, applier: applier,
-            excluded: excluded, logger: folderLogger)
+            excluded: excluded, trash: trash, trashRetention: config.daemon.trashRetention, logger: folderLogger)
     }
 }
 

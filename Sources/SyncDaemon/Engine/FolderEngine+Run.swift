@@ -23,6 +23,7 @@ extension FolderEngine {
         } catch {
             logger.error("cannot read folder state", metadata: ["folder": "\(id)", "error": "\(error)"])
         }
+        expireTrash()
         await fullScan()
         await queue.onConflict { entries in await self.applyRemote(entries) }
         await withTaskGroup(of: Void.self) { group in
@@ -48,6 +49,17 @@ extension FolderEngine {
             do { try await Task.sleep(for: interval * jitter) } catch { return }
             if watchError != nil { await retryWatching() }
             await fullScan()
+            expireTrash()
+        }
+    }
+
+    /// Files that remote deletes moved to the trash go once the retention period is over.
+    private func expireTrash() {
+        do {
+            let removed = try trash.expire(retention: trashRetention)
+            if removed > 0 { logger.info("emptied old trash", metadata: ["folder": "\(id)", "batches": "\(removed)"]) }
+        } catch {
+            logger.error("cannot empty old trash", metadata: ["folder": "\(id)", "error": "\(error)"])
         }
     }
 

@@ -19,6 +19,9 @@ public actor FolderEngine {
     let logger: Logger
     /// Paths we must never sync from inside the folder (e.g. the state dir).
     let excluded: [String]
+    /// Where remote deletes put local files, and for how long.
+    let trash: Trash
+    let trashRetention: Duration
 
     var ignore: IgnoreRules {
         didSet { watchFilter.update(Self.watchDecision(root: root, IgnoreBox(rules: ignore, excluded: excluded))) }
@@ -50,8 +53,11 @@ public actor FolderEngine {
 
     init(
         config: DaemonConfig.Folder, index: IndexStore, queue: TransferQueue, progress: TransferProgress,
-        remote: RemoteClient, applier: RemoteApplier, excluded: [String], logger: Logger
+        remote: RemoteClient, applier: RemoteApplier, excluded: [String], trash: Trash, trashRetention: Duration,
+        logger: Logger
     ) {
+        self.trash = trash
+        self.trashRetention = trashRetention
         self.remote = remote
         self.applier = applier
         self.id = config.id

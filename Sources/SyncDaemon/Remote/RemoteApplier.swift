@@ -42,7 +42,7 @@ struct RemoteApplier: Sendable {
         // Parents before children when creating; children before parents when deleting.
         let live = valid.filter { !$0.deleted }.sorted { $0.path < $1.path }
         let gone = valid.filter(\.deleted).sorted { $0.path > $1.path }
-        let stamp = Self.trashStamp()
+        let stamp = Trash.stamp()
         for entry in live + gone {
             if let message = await applyRetrying(entry, device: device, stamp: stamp, into: &outcome) {
                 outcome.errors.append((entry.path, message))
@@ -174,12 +174,5 @@ struct RemoteApplier: Sendable {
             path: entry.path, kind: entry.kind, inode: stat.inode, size: stat.size, mtimeNs: stat.mtimeNs,
             ctimeNs: stat.ctimeNs, mode: stat.mode, contentHash: entry.contentHash, chunks: entry.chunks,
             symlinkTarget: entry.symlinkTarget)
-    }
-
-    static func trashStamp() -> String {
-        let f = DateFormatter()
-        f.dateFormat = "yyyyMMdd-HHmmss"
-        f.timeZone = TimeZone(identifier: "UTC")
-        return f.string(from: Date())
     }
 }
