@@ -23,6 +23,8 @@ extension FolderEngine {
             return
         }
         guard let path = relative(event.path), !skips(path, isDirectory: event.isDirectory) else { return }
+        // A name in another Unicode form is renamed (its move events follow), or reported.
+        guard event.flags.contains(.movedFrom) || event.flags.contains(.deleted) || acceptName(path) else { return }
         if path == IgnoreRules.fileName && reloadIgnoreFile() {
             logger.info("\(IgnoreRules.fileName) changed; rescanning", metadata: ["folder": "\(id)"])
             await journal([path])

@@ -31,7 +31,10 @@ extension FolderEngine {
             var toPush: [String] = []
             var seen = Set<String>()
             seen.reserveCapacity(items.count)
+            var clearedNames = nameProblems
             for item in items {
+                clearedNames[item.path] = nil
+                guard acceptName(item.path) else { continue }
                 seen.insert(item.path)
                 if let local = locals[item.path], local.matches(item.stat), let base = bases[item.path], !base.deleted,
                     base.kind == local.kind, base.contentHash == local.contentHash
@@ -43,6 +46,8 @@ extension FolderEngine {
             for (path, base) in bases where !base.deleted && !seen.contains(path) && !skips(path, isDirectory: base.kind == .directory) {
                 toPush.append(path)
             }
+            // Problem names that are gone from disk are no longer a problem.
+            for path in clearedNames.keys { nameProblems[path] = nil }
             try await queue.enqueue(toPush)
             logger.info(
                 "scan done",
@@ -60,7 +65,7 @@ extension FolderEngine {
     func scanSubtree(_ relative: String) async {
         do {
             let (items, _) = try scanner.scan(below: relative)
-            try await queue.enqueue([relative] + items.map(\.path))
+            try await queue.enqueue(([relative] + items.map(\.path)).filter { acceptName($0) })
         } catch {
             // The directory went away again: its own event handles that.
             logger.debug("subtree scan failed", metadata: ["path": "\(relative)", "error": "\(error)"])

@@ -9,6 +9,7 @@ extension FolderEngine {
         var errors = try index.pathErrors(folder: id).map {
             PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(Self.iso))
         }
+        for message in nameProblems.values.sorted() { errors.append(PathErrorStatus(path: "", message: message, retryAt: nil)) }
         if let rootProblem { errors.insert(PathErrorStatus(path: "", message: rootProblem, retryAt: nil), at: 0) }
         if let watchError { errors.insert(PathErrorStatus(path: "", message: watchMessage(watchError), retryAt: nil), at: 0) }
         let offline = await queue.offlineError

@@ -44,6 +44,8 @@ public actor FolderEngine {
     var remoteDeletesHeld = 0
     var remoteDeletesApproved = false
     var rescanScheduled = false
+    /// Names that cannot be synced as they are (see `acceptName`), with why.
+    var nameProblems: [String: String] = [:]
     /// Local deletes being gathered into one wave.
     var deleteBurst: [String] = []
     var deleteBurstStarted = Date()

@@ -1,0 +1,94 @@
+import Foundation
+import SyncCore
+import Testing
+
+/// Harder propagation cases between two real daemons: a big file, a
+/// directory of 1,000 files renamed, case-only renames, Unicode names.
+@Suite(.serialized, .timeLimit(.minutes(8)))
+struct PropagationTests {
+    static let dir = Hashing.contentHash(chunks: [])
+
+    @Test func aTwoHundredMiBFileReachesTheOtherDevice() async throws {
+        let two = try await TwoDevices.start("big")
+        defer { two.stop() }
+        let bytes = pseudoRandomBytes(count: 200 << 20, seed: 200)
+        let hash = contentHash(bytes)
+        try writeFile(two.a.path("video.bin"), bytes)
+        try await two.waitForBoth(["video.bin": hash], timeout: .seconds(240))
+        // An edit in the middle travels back as a new version.
+        var edited = bytes
+        for i in 0..<4096 { edited[100 << 20 + i] ^= 0xFF }
+        try writeFile(two.b.path("video.bin"), edited)
+        try await two.waitForBoth(["video.bin": contentHash(edited)], timeout: .seconds(240))
+    }
+
+    @Test func aDirectoryOfAThousandFilesRenamedOnOneDevice() async throws {
+        let two = try await TwoDevices.start("dir-rename")
+        defer { two.stop() }
+        var expected: [String: String] = ["album": Self.dir, "album/raw": Self.dir]
+        try FileManager.default.createDirectory(atPath: two.a.path("album/raw"), withIntermediateDirectories: true)
+        for i in 0..<1_000 {
+            let path = i % 3 == 0 ? "album/raw/p\(i).jpg" : "album/p\(i).jpg"
+            try writeFile(two.a.path(path), "photo \(i)")
+            expected[path] = contentHash("photo \(i)")
+        }
+        try await two.waitForBoth(expected, timeout: .seconds(120))
+        try await two.a.waitUntilIdle()
+        try await two.b.waitUntilIdle()
+        try FileManager.default.moveItem(atPath: two.b.path("album"), toPath: two.b.path("Album 2026"))
+        expected = Dictionary(uniqueKeysWithValues: expected.map { ("Album 2026" + $0.key.dropFirst(5), $0.value) })
+        try await two.waitForBoth(expected, timeout: .seconds(120))
+        for d in [two.a, two.b] {
+            let status = try #require(try await d.status())
+            #expect(status.state != .waitingForApproval, "a rename is not a delete wave")
+        }
+    }
+
+    @Test func caseOnlyRenames() async throws {
+        let two = try await TwoDevices.start("case")
+        defer { two.stop() }
+        try FileManager.default.createDirectory(atPath: two.a.path("docs"), withIntermediateDirectories: true)
+        try writeFile(two.a.path("docs/readme.md"), "read me")
+        try await two.waitForBoth(["docs": Self.dir, "docs/readme.md": contentHash("read me")])
+        try FileManager.default.moveItem(atPath: two.a.path("docs/readme.md"), toPath: two.a.path("docs/README.md"))
+        try await two.waitForBoth(["docs": Self.dir, "docs/README.md": contentHash("read me")])
+        try FileManager.default.moveItem(atPath: two.b.path("docs"), toPath: two.b.path("Docs"))
+        try await two.waitForBoth(["Docs": Self.dir, "Docs/README.md": contentHash("read me")])
+    }
+
+    /// Names are synced in NFC: a name written in NFD is renamed to its NFC form
+    /// (the same text) on its device, so no device ends with both; when both
+    /// forms exist as different files, the NFD one is reported, not synced.
+    @Test func unicodeNamesAreSyncedInNFC() async throws {
+        let two = try await TwoDevices.start("unicode")
+        defer { two.stop() }
+        let nfc = "caf\u{E9}.txt"  // é as one code point
+        let nfd = "re\u{301}sume\u{301}.txt"  // e + combining acute accent
+        let others = "日本語/Ωmega – ✓.md"
+        try FileManager.default.createDirectory(atPath: two.a.path("日本語"), withIntermediateDirectories: true)
+        try writeFile(two.a.path(nfc), "nfc")
+        try writeFile(two.b.path(nfd), "nfd")
+        try writeFile(two.a.path(others), "others")
+        let expected = [nfc: contentHash("nfc"), nfd: contentHash("nfd"), "日本語": Self.dir, others: contentHash("others")]
+        try await two.waitForBoth(expected)
+        let resumeNFC = Array(nfd.precomposedStringWithCanonicalMapping.utf8)
+        for d in [two.a, two.b] {
+            try await eventually("\(d.dir): one name per file, in NFC bytes") {
+                let names = try FileManager.default.contentsOfDirectory(atPath: d.folderPath).map { Array($0.utf8) }
+                return names.count == 3 && names.contains(resumeNFC) && names.contains(Array(nfc.utf8))
+            }
+        }
+
+        // Both forms as two different files on alpha: the NFD one waits, reported.
+        let twinNFC = "na\u{EF}ve.txt", twinNFD = "nai\u{308}ve.txt"
+        try writeFile(two.a.path(twinNFC), "composed")
+        try await two.waitForBoth(expected.merging([twinNFC: contentHash("composed")]) { a, _ in a })
+        try writeFile(two.a.path(twinNFD), "decomposed")
+        try await eventually("alpha reports the twin") {
+            try await two.a.status()?.errors.contains { $0.message.contains("already has this name in Unicode NFC") } == true
+        }
+        let onB = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).map { Array($0.utf8) }
+        #expect(!onB.contains(Array(twinNFD.utf8)))
+        #expect(FileManager.default.contents(atPath: two.b.path(twinNFC)) == Data("composed".utf8))
+    }
+}
