@@ -24,6 +24,7 @@ Scenarios (see docs/benchmarks.md for what each number means):
   latency-open  the same with the file kept open for writing (the settle timer decides)
   scan-100k     100,000 files in 1,000 directories: first scan, watches, initial push,
                 idle CPU/RSS with all of it watched, warm rescans (syncd's own timings)
+  watch-10k     10,000 directories: syncd's own time to add their watches
   noop-rescan   10,000 files already synced: restart syncd -> idle, 0 pending
   idle          10,000 files synced, daemon idle: CPU over 30 s and RSS
 
@@ -1079,6 +1080,38 @@ def bench_scan(ctx):
             ctx.done(env)
 
 
+def bench_watch(ctx):
+    """Adding watches for 10,000 directories (100 x 100, one small file each)."""
+    env = None
+    try:
+        env = ctx.env("watch-10k")
+        env.start_server()
+        for a in range(100):
+            for b in range(100):
+                d = os.path.join(env.folder, f"a{a:02}", f"b{b:02}")
+                os.makedirs(d)
+                with open(os.path.join(d, "f.txt"), "w") as f:
+                    f.write(f"{a} {b}\n")
+        took = []
+        for run in range(ctx.args.runs):
+            wait_quiet(ctx, f"watch-10k run {run + 1}")
+            env.start_daemon()
+            deadline = now() + 120
+            while log_took(env.daemon_log, "watching", nth=run) is None:
+                if now() > deadline or env.daemon.poll() is not None:
+                    raise BenchError("no `watching` line from syncd")
+                time.sleep(0.05)
+            took.append(log_took(env.daemon_log, "watching", nth=run))
+            env.wait_idle(300)
+            env.stop_daemon()
+        ctx.add("watch-10k", "adding watches for 10,100 directories (syncd's `watching took=`)", "s", took, "<= 1 s")
+    except Exception:
+        ctx.failures.append(("watch-10k", traceback.format_exc(), tail(env.daemon_log) if env else ""))
+    finally:
+        if env is not None:
+            ctx.done(env)
+
+
 SCENARIOS = {
     "baseline": bench_baseline,
     "small-files": bench_small_files,
@@ -1086,6 +1119,7 @@ SCENARIOS = {
     "latency": bench_latency,
     "latency-open": lambda ctx: bench_latency(ctx, samples=15, keep_open=True),
     "scan-100k": bench_scan,
+    "watch-10k": bench_watch,
     "noop-rescan": bench_noop,
     "idle": bench_idle,
 }

@@ -9,6 +9,7 @@ extension FolderEngine {
     /// taken by a different file, the path is reported in the status and not
     /// synced. Returns true when `path` is NFC and may be synced as it is.
     func acceptName(_ path: String) -> Bool {
+        if path.utf8.allSatisfy({ $0 < 0x80 }) { return true }  // ASCII is NFC: the common case, no Foundation call
         if path.utf8.elementsEqual(path.precomposedStringWithCanonicalMapping.utf8) { return true }
         var parent = ""
         for component in path.split(separator: "/").map(String.init) {

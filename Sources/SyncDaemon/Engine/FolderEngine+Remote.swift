@@ -26,6 +26,7 @@ extension FolderEngine {
                     await applyRemote(page.entries)
                 }
                 if page.cursor != cursor { try index.setRemoteCursor(folder: id, page.cursor) }
+                feedCatchingUp = page.hasMore
             } catch is CancellationError {
                 return
             } catch {

@@ -17,9 +17,8 @@ extension FolderEngine {
         do {
             let (items, errors) = try scanner.scan()
             for error in errors { logger.warning("scan: \(error)", metadata: ["folder": "\(id)"]) }
-            let locals = try index.localRecords(folder: id)
-            let bases = try index.baseRecords(folder: id)
-            let liveBase = bases.values.filter { !$0.deleted }.count
+            let baseline = try index.scanBaseline(folder: id)
+            let liveBase = baseline.liveBase.count
             if items.isEmpty && liveBase > 0 {
                 rootProblem = "folder root \(root) is empty but \(liveBase) synced entries are known; "
                     + "syncing paused, nothing is deleted on the server"
@@ -36,14 +35,10 @@ extension FolderEngine {
                 clearedNames[item.path] = nil
                 guard acceptName(item.path) else { continue }
                 seen.insert(item.path)
-                if let local = locals[item.path], local.matches(item.stat), let base = bases[item.path], !base.deleted,
-                    base.kind == local.kind, base.contentHash == local.contentHash
-                {
-                    continue
-                }
+                if let synced = baseline.local[item.path], synced.inSync, synced.matches(item.stat) { continue }
                 toPush.append(item.path)
             }
-            for (path, base) in bases where !base.deleted && !seen.contains(path) && !skips(path, isDirectory: base.kind == .directory) {
+            for (path, isDirectory) in baseline.liveBase where !seen.contains(path) && !skips(path, isDirectory: isDirectory) {
                 toPush.append(path)
             }
             // Problem names that are gone from disk are no longer a problem.

@@ -35,7 +35,7 @@ extension FolderEngine {
                 if feedError != nil || (offline != nil && pending > 0) {
                     state = .offline
                 } else {
-                    state = pending > 0 || busy ? .syncing : .idle
+                    state = pending > 0 || busy || pendingDownloads > 0 || feedCatchingUp ? .syncing : .idle
                 }
             }
         }

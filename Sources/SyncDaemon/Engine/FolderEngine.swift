@@ -40,6 +40,8 @@ public actor FolderEngine {
     var settleStarted: [String: Date] = [:]
     var feedError: FeedProblem?
     var pendingDownloads = 0
+    /// The last feed page said more changes are waiting: not idle yet.
+    var feedCatchingUp = false
     /// Remote deletes waiting for approval, and the approval for the next page.
     var remoteDeletesHeld = 0
     var remoteDeletesApproved = false

@@ -3,34 +3,10 @@ import GRDB
 import SyncCore
 
 extension IndexStore {
-    public func localRecords(folder: String) throws -> [String: LocalRecord] {
-        try pool.read { db in
-            var out: [String: LocalRecord] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM local_files WHERE folder_id = ?", arguments: [folder])
-            while let row = try rows.next() {
-                let record = Self.local(row)
-                out[record.path] = record
-            }
-            return out
-        }
-    }
-
     public func localRecord(folder: String, path: String) throws -> LocalRecord? {
         try pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path = ?", arguments: [folder, path])
                 .map(Self.local)
-        }
-    }
-
-    public func baseRecords(folder: String) throws -> [String: BaseRecord] {
-        try pool.read { db in
-            var out: [String: BaseRecord] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM base WHERE folder_id = ?", arguments: [folder])
-            while let row = try rows.next() {
-                let record = Self.base(row)
-                out[record.path] = record
-            }
-            return out
         }
     }
 
