@@ -99,7 +99,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "SyncDaemonTests", dependencies: ["SyncDaemon", "SyncCore", "SyncConfig"], swiftSettings: strict),
+        .testTarget(name: "SyncDaemonTests", dependencies: ["SyncDaemon", "SyncCore", "SyncConfig", "Inotify"], swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
