@@ -38,6 +38,9 @@ struct PropagationTests {
         try FileManager.default.moveItem(atPath: two.b.path("album"), toPath: two.b.path("Album 2026"))
         expected = Dictionary(uniqueKeysWithValues: expected.map { ("Album 2026" + $0.key.dropFirst(5), $0.value) })
         try await two.waitForBoth(expected, timeout: .seconds(120))
+        // Alpha renamed its files: nothing was copied, nothing went to the trash.
+        let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
+        #expect(trashed.isEmpty, "\(trashed.count) files in alpha's trash")
         for d in [two.a, two.b] {
             let status = try #require(try await d.status())
             #expect(status.state != .waitingForApproval, "a rename is not a delete wave")

@@ -33,20 +33,20 @@ extension FolderEngine {
             await fullScan()
             return
         }
-        await act(on: path, event)
-        // A move's source is journaled after its destination: the delete-wave guard
-        // then finds the content arriving (or already committed) at the new place.
-        if let from = event.movedFrom.flatMap(relative), !skips(from, isDirectory: event.isDirectory) {
-            await journal([from])
-        }
+        // A move's source is journaled with its destination, after it: pushed in one
+        // batch, the delete-wave guard sees the content arriving at the new place, and
+        // other devices get the tombstones and new entries together (applied as renames).
+        let from = event.movedFrom.flatMap(relative).flatMap { skips($0, isDirectory: event.isDirectory) ? nil : $0 }
+        await act(on: path, event, movedFrom: from)
     }
 
-    private func act(on path: String, _ event: InotifyEvent) async {
+    private func act(on path: String, _ event: InotifyEvent, movedFrom from: String?) async {
         let f = event.flags
+        let source = from.map { [$0] } ?? []
         if event.isDirectory && (f.contains(.created) || f.contains(.movedTo)) {
             // Files may have landed in it before its watch existed: scan it.
             cancelSettle(path)
-            await scanSubtree(path)
+            await scanSubtree(path, then: source)
         } else if !f.isDisjoint(with: [.movedFrom, .deleted, .selfGone]) && f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // Gone: act almost at once, letting the rest of an `rm -r` join the same batch
             // so the delete-wave guard sees the wave whole.
@@ -55,9 +55,10 @@ extension FolderEngine {
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // The writer is done (or the file was renamed into place): act at once.
             cancelSettle(path)
-            await journal([path])
-        } else if !f.isDisjoint(with: [.modified, .created, .attributes]) {
-            settle(path)
+            await journal([path] + source)
+        } else {
+            if !f.isDisjoint(with: [.modified, .created, .attributes]) { settle(path) }
+            if !source.isEmpty { await journal(source) }
         }
     }
 

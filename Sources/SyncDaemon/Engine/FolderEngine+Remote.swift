@@ -3,6 +3,10 @@ import SyncClient
 import SyncCore
 
 extension FolderEngine {
+    /// Entries per feed page. Large, so that a directory move's tombstones and
+    /// new entries usually arrive in one page and are applied as renames.
+    static let feedPageLimit = 10_000
+
     /// Follows the server's change feed (long-poll) and applies what it brings.
     /// The cursor is stored only after the page's changes are applied or journaled.
     func followRemote() async {
@@ -14,7 +18,7 @@ extension FolderEngine {
             }
             do {
                 let cursor = try index.folderState(folder: id).remoteCursor
-                let page = try await remote.changes(folder: id, since: cursor, waitSeconds: 25, limit: 1_000)
+                let page = try await remote.changes(folder: id, since: cursor, waitSeconds: 25, limit: Self.feedPageLimit)
                 feedError = nil
                 failures = 0
                 if !page.entries.isEmpty {
@@ -46,7 +50,9 @@ extension FolderEngine {
         let tombstones = entries.filter(\.deleted).map(\.path)
         guard !tombstones.isEmpty else { return true }
         let bases = try index.records(folder: id, paths: tombstones).base
-        let deletes = bases.values.filter { !$0.deleted }.count
+        // Content that arrives at another path in the same page was moved, not lost.
+        let arriving = Set(entries.filter { !$0.deleted && $0.kind == .file }.map(\.contentHash))
+        let deletes = bases.values.filter { !$0.deleted && !($0.kind == .file && arriving.contains($0.contentHash)) }.count
         let guardrail = DeleteGuard(maxFraction: config.maxDeleteFraction)
         let live = try index.liveBaseCount(folder: id)
         if remoteDeletesApproved || !guardrail.mustWait(deletes: deletes, liveEntries: live) {

@@ -56,14 +56,17 @@ extension FolderEngine {
         }
     }
 
-    /// Scans one subtree (a directory that appeared) and journals what is in it.
-    func scanSubtree(_ relative: String) async {
+    /// Scans one subtree (a directory that appeared) and journals what is in
+    /// it, then `later` (a move's source) in the same journal write.
+    func scanSubtree(_ relative: String, then later: [String] = []) async {
+        var paths = [relative]
         do {
             let (items, _) = try scanner.scan(below: relative)
-            try await queue.enqueue(([relative] + items.map(\.path)).filter { acceptName($0) })
+            paths += items.map(\.path)
         } catch {
             // The directory went away again: its own event handles that.
             logger.debug("subtree scan failed", metadata: ["path": "\(relative)", "error": "\(error)"])
         }
+        await journal(paths.filter { acceptName($0) } + later)
     }
 }

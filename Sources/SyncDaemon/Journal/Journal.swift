@@ -26,8 +26,9 @@ extension IndexStore {
                 RETURNING state
                 """)
             var running = Set<String>()
-            for path in paths {
-                let state = try String.fetchOne(insert, arguments: [folder, path, t + delay, t])
+            // Claimed in the order given (a move's destination before its source).
+            for (i, path) in paths.enumerated() {
+                let state = try String.fetchOne(insert, arguments: [folder, path, t + delay, t + Double(i) * 1e-6])
                 if state == "running" { running.insert(path) }
             }
             return running

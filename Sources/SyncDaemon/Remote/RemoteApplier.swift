@@ -43,7 +43,25 @@ struct RemoteApplier: Sendable {
         let live = valid.filter { !$0.deleted }.sorted { $0.path < $1.path }
         let gone = valid.filter(\.deleted).sorted { $0.path > $1.path }
         let stamp = Trash.stamp()
+        let gonePaths = gone.map(\.path)
+        let knownBases: [String: BaseRecord]
+        do { knownBases = try index.records(folder: folder, paths: gonePaths).base } catch { knownBases = [:] }
+        let moves = MovePairing.pairs(live: live, tombstones: gone) { path in
+            knownBases[path].flatMap { $0.deleted ? nil : $0.contentHash }
+        }
+        var renamedAway = Set<String>()
         for entry in live + gone {
+            if entry.deleted && renamedAway.contains(entry.path) { continue }
+            if !entry.deleted, let old = moves[entry.path], let tombstone = gone.first(where: { $0.path == old }) {
+                do {
+                    if try renameLocal(from: tombstone, to: entry) {
+                        renamedAway.insert(old)
+                        continue
+                    }
+                } catch {
+                    logger.debug("rename for a remote move failed; copying instead", metadata: ["path": "\(entry.path)", "error": "\(error)"])
+                }
+            }
             if let message = await applyRetrying(entry, device: device, stamp: stamp, into: &outcome) {
                 outcome.errors.append((entry.path, message))
                 logger.warning("cannot apply remote change", metadata: ["path": "\(entry.path)", "error": "\(message)"])
@@ -97,6 +115,30 @@ struct RemoteApplier: Sendable {
         case .conflict:
             try await resolveConflict(entry, localHash: view.contentHash ?? "", device: device, into: &outcome)
         }
+    }
+
+    /// A remote move of an unchanged file: rename it locally (nothing copied,
+    /// nothing trashed). False when either side is not as planned (the local
+    /// file was edited, or something is at the new path): then the entries are
+    /// applied one by one as usual.
+    private func renameLocal(from tombstone: WireEntry, to entry: WireEntry) throws -> Bool {
+        let records = try index.records(folder: folder, paths: [tombstone.path, entry.path])
+        let (oldView, oldStat) = try materializer.inspect(tombstone.path, record: records.local[tombstone.path])
+        guard let oldStat, oldView.kind == .file, oldView.contentHash == entry.contentHash,
+            Planner.plan(local: oldView, base: records.base[tombstone.path], remote: tombstone) == .deleteLocal
+        else { return false }
+        let (newView, _) = try materializer.inspect(entry.path, record: records.local[entry.path])
+        guard !newView.exists, Planner.plan(local: newView, base: records.base[entry.path], remote: entry) == .download else {
+            return false
+        }
+        let moved = try materializer.move(tombstone.path, to: entry.path, expected: oldStat, mode: entry.mode, mtimeNs: entry.mtimeNs)
+        var update = IndexUpdate()
+        update.bases.append(Self.base(tombstone))
+        update.bases.append(Self.base(entry))
+        update.removedLocals.append(tombstone.path)
+        update.locals.append(Self.local(entry, stat: moved))
+        try index.record(folder: folder, update)
+        return true
     }
 
     private func deleteLocal(_ entry: WireEntry, kind: EntryKind, stamp: String, into outcome: inout Outcome) throws {
