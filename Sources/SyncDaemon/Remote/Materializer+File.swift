@@ -40,10 +40,7 @@ extension Materializer {
         guard fchmod(fd, mode_t(entry.mode & 0o7777 == 0 ? 0o644 : entry.mode & 0o7777)) == 0 else {
             throw MaterializeError.io("chmod", path)
         }
-        var times = [
-            timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: leave atime alone
-            timespec(tv_sec: Int(entry.mtimeNs / 1_000_000_000), tv_nsec: Int(entry.mtimeNs % 1_000_000_000)),
-        ]
+        var times = Self.times(mtimeNs: entry.mtimeNs)
         guard futimens(fd, &times) == 0 else { throw MaterializeError.io("set mtime", path) }
         guard fsync(fd) == 0 else { throw MaterializeError.io("fsync", path) }
         guard let staged = FileStat.fstat(fd), staged.size == entry.size else {

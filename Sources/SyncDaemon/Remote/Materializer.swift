@@ -112,16 +112,21 @@ struct Materializer: Sendable {
         return stat
     }
 
+    /// For futimens/utimensat: atime left alone (UTIME_OMIT), mtime set.
+    static func times(mtimeNs: Int64) -> [timespec] {
+        [
+            timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),
+            timespec(tv_sec: Int(mtimeNs / 1_000_000_000), tv_nsec: Int(mtimeNs % 1_000_000_000)),
+        ]
+    }
+
     /// Renames a file for a remote move, if it is still what was planned
     /// (`expected`), and gives it the entry's mode and mtime.
     func move(_ from: String, to: String, expected: FileStat, mode: UInt32, mtimeNs: Int64) throws(MaterializeError) -> FileStat {
         try checkUnchanged(from, expected: expected)
         guard rename(full(from), full(to)) == 0 else { throw .io("rename", to) }
         guard chmod(full(to), mode_t(mode & 0o7777 == 0 ? 0o644 : mode & 0o7777)) == 0 else { throw .io("chmod", to) }
-        var times = [
-            timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: leave atime alone
-            timespec(tv_sec: Int(mtimeNs / 1_000_000_000), tv_nsec: Int(mtimeNs % 1_000_000_000)),
-        ]
+        var times = Self.times(mtimeNs: mtimeNs)
         guard utimensat(AT_FDCWD, full(to), &times, AT_SYMLINK_NOFOLLOW) == 0 else { throw .io("set mtime", to) }
         guard case .found(let stat) = FileStat.lstat(full(to)) else { throw .io("stat", to) }
         return stat
