@@ -128,7 +128,10 @@ extension FolderEngine {
     }
 
     private func flushDeleteBurst() async {
-        let paths = deleteBurst
+        // A path written again since it was deleted (unlink + create, as `git checkout`
+        // does) is still open for writing: its close (or settle) journals it. Reading it
+        // now could commit its empty, half-written state as one more version.
+        let paths = deleteBurst.filter { settling[$0] == nil }
         deleteBurst.removeAll()
         deleteBurstTimer = nil
         await journal(paths)
