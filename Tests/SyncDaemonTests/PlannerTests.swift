@@ -69,6 +69,13 @@ struct PlannerTests {
         #expect(Planner.plan(local: Self.local(Self.h3), base: Self.base(Self.h1, rev: 5), remote: Self.remote(Self.h2, rev: 5)) == .nothing)
     }
 
+    /// A feed entry older than the base (our own earlier commit, arriving after a newer
+    /// push was recorded) must not put the old version back.
+    @Test func anOlderRevisionThanTheBaseIsNothing() {
+        #expect(Planner.plan(local: Self.local(Self.h3), base: Self.base(Self.h3, rev: 9), remote: Self.remote(Self.h1, rev: 7)) == .nothing)
+        #expect(Planner.plan(local: .absent, base: Self.base(Self.h3, rev: 9), remote: Self.remote(Self.h1, rev: 7)) == .nothing)
+    }
+
     @Test func directoriesOnBothSidesAgree() {
         let dir = Hashing.contentHash(chunks: [])
         #expect(Planner.plan(local: LocalView(kind: .directory, contentHash: dir), base: nil, remote: Self.remote(dir, kind: .directory)) == .adopt)

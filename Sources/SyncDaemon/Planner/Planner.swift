@@ -33,7 +33,9 @@ public enum PlanAction: Sendable, Equatable {
 /// Three-way decision per path: local × base × remote. Pure and deterministic.
 public enum Planner {
     public static func plan(local: LocalView, base: BaseRecord?, remote: WireEntry) -> PlanAction {
-        if let base, base.rev == remote.rev { return .nothing }
+        // Already seen: this revision, or a newer one of this path (a stale feed entry, e.g.
+        // our own older commit arriving after a newer push was recorded).
+        if let base, base.rev >= remote.rev { return .nothing }
         let liveBase = base.flatMap { $0.deleted ? nil : $0 }
         let localChanged: Bool
         switch (local.exists, liveBase) {

@@ -51,7 +51,10 @@ extension Materializer {
         guard rename(staging, full(path)) == 0 else { throw MaterializeError.io("rename into place", path) }
         keep = true
         guard case .found(let final) = FileStat.lstat(full(path)) else { throw MaterializeError.io("stat", path) }
-        return final
+        // The user may have written to it in between: then the staged stat is what we
+        // know holds the downloaded bytes, and its mismatch makes the next look rehash.
+        let same = final.inode == staged.inode && final.size == staged.size && final.mtimeNs == staged.mtimeNs
+        return same ? final : staged
     }
 
     /// Copies a local file with the same content; false if it turned out different.

@@ -10,14 +10,18 @@ struct TwoDevices {
     /// Alpha's device credential, for talking to the server directly.
     let credentialA: String
 
-    static func start(_ label: String) async throws -> TwoDevices {
+    static func start(_ label: String, extraFolderConfig: String = "") async throws -> TwoDevices {
         let tmp = try TempDir(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
         let credA = try server.provision(folder: "docs", device: "alpha")
         let credB = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
         try await server.start()
-        let a = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: server.url, credential: credA)
-        let b = try DaemonProcess(dir: try tmp.sub("beta"), folderID: "docs", serverURL: server.url, credential: credB)
+        let a = try DaemonProcess(
+            dir: try tmp.sub("alpha"), folderID: "docs", serverURL: server.url, credential: credA,
+            extraFolderConfig: extraFolderConfig)
+        let b = try DaemonProcess(
+            dir: try tmp.sub("beta"), folderID: "docs", serverURL: server.url, credential: credB,
+            extraFolderConfig: extraFolderConfig)
         try await a.start()
         try await b.start()
         return TwoDevices(tmp: tmp, server: server, a: a, b: b, credentialA: credA)
