@@ -332,23 +332,6 @@ def tail(path, lines=40):
         return f"(no log: {e})"
 
 
-def last_scan_took(path):
-    """Seconds from the last `scan done ... took=X seconds` line of a syncd log."""
-    took = None
-    try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                if "scan done" in line and "took=" in line:
-                    v = line.split("took=", 1)[1].split()
-                    try:
-                        took = float(v[0]) * {"seconds": 1, "milliseconds": 1e-3}.get(v[1] if len(v) > 1 else "seconds", 1)
-                    except (ValueError, IndexError):
-                        pass
-    except OSError:
-        pass
-    return took
-
-
 def log_took(path, marker, nth=-1):
     """Seconds from the nth `<marker> ... took=X seconds` line of a syncd log (default: the last)."""
     found = []
@@ -954,7 +937,7 @@ def bench_noop(ctx):
             check_foreign(ctx, mon, f"noop-rescan run {run + 1}")
             times.append(t1 - t0)
             answer.append(first - t0)
-            took = last_scan_took(env.daemon_log)
+            took = log_took(env.daemon_log, "scan done")
             if took is not None:
                 scan_took.append(took)
             # confirm with syncctl itself, and that nothing was committed

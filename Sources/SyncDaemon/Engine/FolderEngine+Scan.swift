@@ -35,7 +35,7 @@ extension FolderEngine {
                 clearedNames[item.path] = nil
                 guard acceptName(item.path) else { continue }
                 seen.insert(item.path)
-                if let synced = baseline.local[item.path], synced.inSync, synced.matches(item.stat) { continue }
+                if let synced = baseline.local[item.path], synced.inSync, synced.stat == item.stat { continue }
                 toPush.append(item.path)
             }
             for (path, isDirectory) in baseline.liveBase where !seen.contains(path) && !skips(path, isDirectory: isDirectory) {

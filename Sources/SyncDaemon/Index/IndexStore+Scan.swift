@@ -7,19 +7,10 @@ import SyncCore
 /// 100,000 files must not decode chunk lists and hashes it never looks at.
 struct ScanBaseline: Sendable {
     struct Synced: Sendable {
-        var kind: EntryKind
-        var inode: UInt64
-        var size: Int64
-        var mtimeNs: Int64
-        var ctimeNs: Int64
-        var mode: UInt32
+        /// The stat it was last synced at: equal means unchanged, no need to read it.
+        var stat: FileStat
         /// The base agrees: live, same kind, same content hash.
         var inSync: Bool
-
-        func matches(_ stat: FileStat) -> Bool {
-            kind == stat.kind && inode == stat.inode && size == stat.size && mtimeNs == stat.mtimeNs
-                && ctimeNs == stat.ctimeNs && mode == stat.mode
-        }
     }
 
     var local: [String: Synced] = [:]
@@ -43,9 +34,10 @@ extension IndexStore {
                 let kind: String = row[1]
                 let mode: Int64 = row[6]
                 let inSync: Bool? = row[7]
-                baseline.local[row[0]] = ScanBaseline.Synced(
+                let stat = FileStat(
                     kind: EntryKind(rawValue: kind) ?? .file, inode: UInt64(bitPattern: row[2]), size: row[3],
-                    mtimeNs: row[4], ctimeNs: row[5], mode: UInt32(truncatingIfNeeded: mode), inSync: inSync ?? false)
+                    mtimeNs: row[4], ctimeNs: row[5], mode: UInt32(truncatingIfNeeded: mode))
+                baseline.local[row[0]] = ScanBaseline.Synced(stat: stat, inSync: inSync ?? false)
             }
             let bases = try Row.fetchCursor(
                 db, sql: "SELECT path, kind = 'directory' FROM base WHERE folder_id = ? AND deleted = 0", arguments: [folder])

@@ -43,16 +43,22 @@ struct RemoteApplier: Sendable {
         let live = valid.filter { !$0.deleted }.sorted { $0.path < $1.path }
         let gone = valid.filter(\.deleted).sorted { $0.path > $1.path }
         let stamp = Trash.stamp()
-        let gonePaths = gone.map(\.path)
+        let tombstones = Dictionary(gone.map { ($0.path, $0) }, uniquingKeysWith: { _, last in last })
         let knownBases: [String: BaseRecord]
-        do { knownBases = try index.records(folder: folder, paths: gonePaths).base } catch { knownBases = [:] }
+        do {
+            knownBases = try index.records(folder: folder, paths: Array(tombstones.keys)).base
+        } catch {
+            // Without them no move is recognized: the entries are applied as copies and deletes.
+            logger.warning("cannot read base records for move pairing", metadata: ["error": "\(error)"])
+            knownBases = [:]
+        }
         let moves = MovePairing.pairs(live: live, tombstones: gone) { path in
             knownBases[path].flatMap { $0.deleted ? nil : $0.contentHash }
         }
         var renamedAway = Set<String>()
         for entry in live + gone {
             if entry.deleted && renamedAway.contains(entry.path) { continue }
-            if !entry.deleted, let old = moves[entry.path], let tombstone = gone.first(where: { $0.path == old }) {
+            if !entry.deleted, let old = moves[entry.path], let tombstone = tombstones[old] {
                 do {
                     if try renameLocal(from: tombstone, to: entry) {
                         renamedAway.insert(old)

@@ -10,6 +10,15 @@ public struct FileStat: Sendable, Equatable {
     public var ctimeNs: Int64
     public var mode: UInt32
 
+    init(kind: EntryKind, inode: UInt64, size: Int64, mtimeNs: Int64, ctimeNs: Int64, mode: UInt32) {
+        self.kind = kind
+        self.inode = inode
+        self.size = size
+        self.mtimeNs = mtimeNs
+        self.ctimeNs = ctimeNs
+        self.mode = mode
+    }
+
     init?(_ st: stat) {
         switch st.st_mode & S_IFMT {
         case S_IFREG: kind = .file
