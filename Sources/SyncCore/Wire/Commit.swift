@@ -1,5 +1,10 @@
 /// One change in a commit. Applied only if the path's current rev equals
 /// `baseRev` (0 = the path must not exist, or exist only as a tombstone).
+///
+/// With `moveFrom`, the change is a move: the entry at `moveFrom` (whose rev
+/// must equal `baseRev`) and, for a directory, every live entry below it move
+/// to `path`, keeping their content; `path` must be free. Only `path`, `kind`,
+/// `baseRev` and `moveFrom` matter then.
 public struct CommitChange: Codable, Sendable, Equatable {
     public var path: String
     public var baseRev: Int64
@@ -11,10 +16,12 @@ public struct CommitChange: Codable, Sendable, Equatable {
     public var contentHash: String
     public var deleted: Bool
     public var symlinkTarget: String?
+    /// The old path of a move (see above).
+    public var moveFrom: String?
 
     public init(
         path: String, baseRev: Int64, kind: EntryKind, size: Int64, mtimeNs: Int64, mode: UInt32,
-        chunks: [String], contentHash: String, deleted: Bool, symlinkTarget: String? = nil
+        chunks: [String], contentHash: String, deleted: Bool, symlinkTarget: String? = nil, moveFrom: String? = nil
     ) {
         self.path = path
         self.baseRev = baseRev
@@ -26,6 +33,14 @@ public struct CommitChange: Codable, Sendable, Equatable {
         self.contentHash = contentHash
         self.deleted = deleted
         self.symlinkTarget = symlinkTarget
+        self.moveFrom = moveFrom
+    }
+
+    /// A move of the entry at `from` (and what is below it) to `path`.
+    public static func move(from: String, to path: String, kind: EntryKind, baseRev: Int64) -> CommitChange {
+        CommitChange(
+            path: path, baseRev: baseRev, kind: kind, size: 0, mtimeNs: 0, mode: 0, chunks: [], contentHash: "",
+            deleted: false, moveFrom: from)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -34,6 +49,7 @@ public struct CommitChange: Codable, Sendable, Equatable {
         case mtimeNs = "mtime_ns"
         case contentHash = "content_hash"
         case symlinkTarget = "symlink_target"
+        case moveFrom = "move_from"
     }
 }
 
@@ -54,13 +70,18 @@ public struct CommitResult: Codable, Sendable, Equatable {
     /// The revision the change got (`ok`), or the current revision (`conflict`).
     public var rev: Int64
     /// The current entry when `status == .conflict` (nil if the path does not exist).
+    /// For a move it is the entry that stood in the way: the source's (changed or
+    /// gone) or the one occupying the destination.
     public var current: WireEntry?
+    /// For a move: how many entries moved (the source and what was below it).
+    public var moved: Int?
 
-    public init(path: String, status: CommitStatus, rev: Int64, current: WireEntry? = nil) {
+    public init(path: String, status: CommitStatus, rev: Int64, current: WireEntry? = nil, moved: Int? = nil) {
         self.path = path
         self.status = status
         self.rev = rev
         self.current = current
+        self.moved = moved
     }
 }
 

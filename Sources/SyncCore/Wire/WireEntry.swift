@@ -14,10 +14,14 @@ public struct WireEntry: Codable, Sendable, Equatable {
     public var symlinkTarget: String?
     /// The device that committed this revision.
     public var device: String?
+    /// Set when this revision is the arrival of a move: the entry's old path
+    /// (whose tombstone follows at a later rev).
+    public var movedFrom: String?
 
     public init(
         path: String, kind: EntryKind, size: Int64, mtimeNs: Int64, mode: UInt32, chunks: [String],
-        contentHash: String, deleted: Bool, rev: Int64, symlinkTarget: String? = nil, device: String? = nil
+        contentHash: String, deleted: Bool, rev: Int64, symlinkTarget: String? = nil, device: String? = nil,
+        movedFrom: String? = nil
     ) {
         self.path = path
         self.kind = kind
@@ -30,6 +34,7 @@ public struct WireEntry: Codable, Sendable, Equatable {
         self.rev = rev
         self.symlinkTarget = symlinkTarget
         self.device = device
+        self.movedFrom = movedFrom
     }
 
     enum CodingKeys: String, CodingKey {
@@ -37,5 +42,6 @@ public struct WireEntry: Codable, Sendable, Equatable {
         case mtimeNs = "mtime_ns"
         case contentHash = "content_hash"
         case symlinkTarget = "symlink_target"
+        case movedFrom = "moved_from"
     }
 }

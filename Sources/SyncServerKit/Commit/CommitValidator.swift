@@ -23,7 +23,7 @@ enum CommitValidator {
         var seen = Set<String>()
         for index in changes.indices {
             try check(&changes[index], at: index)
-            guard !changes[index].deleted, changes[index].kind == .file else { continue }
+            guard !changes[index].deleted, changes[index].kind == .file, changes[index].moveFrom == nil else { continue }
             for chunk in changes[index].chunks where seen.insert(chunk).inserted { chunks.append(chunk) }
         }
         return Checked(changes: changes, chunks: chunks)
@@ -33,12 +33,31 @@ enum CommitValidator {
     static func checkChunks(_ checked: Checked, sizes: [String: Int64]) throws(APIError) {
         let missing = checked.chunks.filter { sizes[$0] == nil }
         guard missing.isEmpty else { throw .missingChunks(missing) }
-        for (index, change) in checked.changes.enumerated() where !change.deleted && change.kind == .file {
+        for (index, change) in checked.changes.enumerated()
+        where !change.deleted && change.kind == .file && change.moveFrom == nil {
             let total = change.chunks.reduce(Int64(0)) { $0 + (sizes[$1] ?? 0) }
             guard total == change.size else {
                 throw .badRequest("changes[\(index)] \(change.path): size \(change.size) but its chunks hold \(total) bytes")
             }
         }
+    }
+
+    /// A move keeps the stored content: only its two paths and its base are checked.
+    private static func checkMove(_ change: inout CommitChange, from: String, at: String) throws(APIError) {
+        let source: String
+        do {
+            source = try RelativePath(validating: from).string
+        } catch {
+            throw .invalidPath("\(at): move_from: \(error)", cause: error)
+        }
+        change.moveFrom = source
+        guard !change.deleted else { throw .badRequest("\(at): a move cannot be a tombstone") }
+        guard change.baseRev > 0 else { throw .badRequest("\(at): a move needs the base_rev of the entry at move_from") }
+        guard source != change.path, !change.path.hasPrefix(source + "/"), !source.hasPrefix(change.path + "/") else {
+            throw .badRequest("\(at): cannot move \(source) into itself or onto its parent")
+        }
+        change.chunks = []
+        change.symlinkTarget = nil
     }
 
     private static func check(_ change: inout CommitChange, at index: Int) throws(APIError) {
@@ -58,6 +77,10 @@ enum CommitValidator {
             throw .badRequest("\(at): not a chunk hash: \(bad.debugDescription)")
         }
         if change.kind != .symlink { change.symlinkTarget = nil }
+        if let from = change.moveFrom {
+            try checkMove(&change, from: from, at: at)
+            return
+        }
         if change.deleted { return }
         switch change.kind {
         case .directory:

@@ -4,7 +4,7 @@ import SyncCore
 /// Column order shared by every entry/version query, and the row → `WireEntry` mapping.
 enum EntryColumns {
     static let select =
-        "path, kind, size, mtime_ns, mode, chunks, content_hash, deleted, rev, symlink_target, device_id"
+        "path, kind, size, mtime_ns, mode, chunks, content_hash, deleted, rev, symlink_target, device_id, moved_from"
 
     static func wireEntry(_ row: Row) -> WireEntry {
         let chunks: String = row[5]
@@ -19,7 +19,8 @@ enum EntryColumns {
             deleted: row[7],
             rev: row[8],
             symlinkTarget: row[9],
-            device: row[10])
+            device: row[10],
+            movedFrom: row[11])
     }
 
     static func fetchAll(_ statement: Statement, arguments: StatementArguments) throws -> [WireEntry] {

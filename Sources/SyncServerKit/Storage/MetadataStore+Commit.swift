@@ -15,6 +15,10 @@ extension MetadataStore {
             var results: [CommitResult] = []
             results.reserveCapacity(changes.count)
             for change in changes {
+                if let from = change.moveFrom {
+                    results.append(try statements.move(change, from: from, folder: folder, rev: &rev, device: device, now: now))
+                    continue
+                }
                 // Only rev and deleted decide; the whole entry is read for conflicts only.
                 let state = try Row.fetchOne(statements.state, arguments: [folder, change.path])
                     .map { (rev: $0[0] as Int64, deleted: $0[1] as Bool) }
@@ -41,47 +45,52 @@ extension MetadataStore {
 }
 
 /// Prepared statements of one commit transaction (the hot path: no records, no reparsing).
-private struct CommitStatements {
+struct CommitStatements {
+    let db: Database
     let state: Statement
     let current: Statement
     let upsert: Statement
     let history: Statement
 
     init(_ db: Database) throws {
+        self.db = db
         state = try db.cachedStatement(sql: "SELECT rev, deleted FROM entries WHERE folder_id = ? AND path = ?")
         current = try db.cachedStatement(
             sql: "SELECT \(EntryColumns.select) FROM entries WHERE folder_id = ? AND path = ?")
         upsert = try db.cachedStatement(
             sql: """
                 INSERT INTO entries (folder_id, path, kind, size, mtime_ns, mode, chunks, content_hash,
-                                     deleted, rev, symlink_target, device_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     deleted, rev, symlink_target, device_id, moved_from)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (folder_id, path) DO UPDATE SET
                     kind = excluded.kind, size = excluded.size, mtime_ns = excluded.mtime_ns,
                     mode = excluded.mode, chunks = excluded.chunks, content_hash = excluded.content_hash,
                     deleted = excluded.deleted, rev = excluded.rev,
-                    symlink_target = excluded.symlink_target, device_id = excluded.device_id
+                    symlink_target = excluded.symlink_target, device_id = excluded.device_id,
+                    moved_from = excluded.moved_from
                 """)
         history = try db.cachedStatement(
             sql: """
                 INSERT INTO versions (folder_id, rev, path, kind, size, mtime_ns, mode, chunks, content_hash,
-                                      deleted, symlink_target, device_id, committed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      deleted, symlink_target, device_id, committed_at, moved_from)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
     }
 
-    func apply(_ change: CommitChange, folder: String, rev: Int64, device: String, now: Int64) throws {
+    func apply(
+        _ change: CommitChange, folder: String, rev: Int64, device: String, now: Int64, movedFrom: String? = nil
+    ) throws {
         let chunks = change.chunks.joined(separator: ",")
         let mode = Int64(change.mode)
         let kind = change.kind.rawValue
         upsert.setUncheckedArguments([
             folder, change.path, kind, change.size, change.mtimeNs, mode, chunks, change.contentHash,
-            change.deleted, rev, change.symlinkTarget, device,
+            change.deleted, rev, change.symlinkTarget, device, movedFrom,
         ])
         try upsert.execute()
         history.setUncheckedArguments([
             folder, rev, change.path, kind, change.size, change.mtimeNs, mode, chunks, change.contentHash,
-            change.deleted, change.symlinkTarget, device, now,
+            change.deleted, change.symlinkTarget, device, now, movedFrom,
         ])
         try history.execute()
     }

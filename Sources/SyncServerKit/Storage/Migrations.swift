@@ -7,6 +7,13 @@ enum Migrations {
         migrator.registerMigration("v1-initial") { db in
             try db.execute(sql: v1Initial)
         }
+        migrator.registerMigration("v2-moves") { db in
+            // The old path of an entry that arrived by a move (shown in the feed and history).
+            try db.execute(sql: """
+                ALTER TABLE entries ADD COLUMN moved_from TEXT;
+                ALTER TABLE versions ADD COLUMN moved_from TEXT;
+                """)
+        }
         return migrator
     }
 
