@@ -35,9 +35,21 @@ struct PropagationTests {
         try await two.waitForBoth(expected, timeout: .seconds(120))
         try await two.a.waitUntilIdle()
         try await two.b.waitUntilIdle()
+        let client = two.server.client(credential: two.credentialA)
+        let before = try await client.allRevisions(folder: "docs").map(\.rev).max() ?? 0
         try FileManager.default.moveItem(atPath: two.b.path("album"), toPath: two.b.path("Album 2026"))
         expected = Dictionary(uniqueKeysWithValues: expected.map { ("Album 2026" + $0.key.dropFirst(5), $0.value) })
         try await two.waitForBoth(expected, timeout: .seconds(120))
+        try await two.a.waitUntilIdle()
+        try await two.b.waitUntilIdle()
+        // One move on the server: 1,002 arrivals naming their old path, then 1,002
+        // departures, in consecutive revisions; no content pushed again by either device.
+        let after = try await client.allRevisions(folder: "docs").filter { $0.rev > before }
+        let arrivals = after.filter { !$0.deleted }, departures = after.filter(\.deleted)
+        #expect(arrivals.count == 1_002 && departures.count == 1_002, "\(arrivals.count) new, \(departures.count) gone")
+        #expect(after.map(\.rev).sorted() == Array(before + 1...before + 2_004))
+        #expect(arrivals.allSatisfy { $0.movedFrom.map { "Album 2026" + $0.dropFirst(5) } == $0.path })
+        #expect(departures.allSatisfy { $0.movedTo != nil })
         // Alpha renamed its files: nothing was copied, nothing went to the trash.
         let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
         #expect(trashed.isEmpty, "\(trashed.count) files in alpha's trash")

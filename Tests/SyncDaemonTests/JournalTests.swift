@@ -58,4 +58,43 @@ struct JournalTests {
         #expect(errors.map(\.message) == ["down"])
         #expect(errors.first?.retryAt != nil)
     }
+
+    /// A move's old name is kept with its op (across a reopen), survives a plain
+    /// request for the same path, and is dropped when released as "push plainly".
+    @Test func movesKeepTheirOldNameUntilForgotten() throws {
+        let (index, dir) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try index.enqueue(folder: "f", paths: ["new", "old"], moves: ["new": "old"])
+        try index.enqueue(folder: "f", paths: ["new"])
+        let reopened = try IndexStore(path: dir + "/index.sqlite")
+        let claimed = try reopened.claim(folder: "f", limit: 10)
+        #expect(claimed.map(\.path) == ["new", "old"], "the destination first")
+        #expect(claimed.map(\.moveFrom) == ["old", nil])
+        try reopened.release(folder: "f", paths: ["new", "old"], forgetMove: ["new"])
+        #expect(try reopened.claim(folder: "f", limit: 10).map(\.moveFrom) == [nil, nil])
+        #expect(try reopened.pathErrors(folder: "f").isEmpty, "a release is not an error")
+    }
+
+    /// A committed move: local records take their new names; the old live base
+    /// records go (the mover adds back those the server confirmed).
+    @Test func aCommittedMoveRekeysLocalRecordsAndDropsOldBases() throws {
+        let (index, dir) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var setup = IndexUpdate()
+        for path in ["d", "d/x", "d/sub/y", "dx"] {
+            setup.bases.append(BaseRecord(path: path, kind: .file, rev: 3, contentHash: "h-" + path, deleted: false))
+            setup.locals.append(LocalRecord(
+                path: path, kind: .file, inode: 7, size: 1, mtimeNs: 1, ctimeNs: 1, mode: 0o644, contentHash: "h-" + path,
+                chunks: [], symlinkTarget: nil))
+        }
+        try index.record(folder: "f", setup)
+        var move = IndexUpdate()
+        move.moves.append((from: "d", to: "é/e"))
+        try index.record(folder: "f", move)
+        #expect(try index.liveBase(folder: "f", under: "é/e").isEmpty)
+        #expect(try index.liveBase(folder: "f", under: "d").isEmpty)
+        #expect(try index.localRecord(folder: "f", path: "d/x") == nil)
+        #expect(try index.baseRecord(folder: "f", path: "dx")?.contentHash == "h-dx", "a sibling with the same prefix stays")
+        #expect(try index.localRecord(folder: "f", path: "é/e/sub/y")?.contentHash == "h-d/sub/y")
+    }
 }

@@ -36,4 +36,17 @@ struct MovePairingTests {
         #expect(MovePairing.pairs(
             live: [Self.entry("same", "H")], tombstones: [Self.entry("same", "", deleted: true)], removedHash: { _ in "H" }).isEmpty)
     }
+
+    /// A server-side move names its old path: it pairs with it even when the
+    /// tombstone is in another page, and that old path is not paired again by content.
+    @Test func aServerMoveNamesItsOldPath() {
+        var moved = Self.entry("new/a.txt", "A")
+        moved.movedFrom = "old/a.txt"
+        let pairs = MovePairing.pairs(
+            live: [moved, Self.entry("copy/a.txt", "A")],
+            tombstones: [Self.entry("old/a.txt", "", deleted: true)],
+            removedHash: { $0 == "old/a.txt" ? "A" : nil })
+        #expect(pairs == ["new/a.txt": "old/a.txt"])
+        #expect(MovePairing.pairs(live: [moved], tombstones: [], removedHash: { _ in nil }) == ["new/a.txt": "old/a.txt"])
+    }
 }

@@ -49,3 +49,20 @@ struct PushDeduplicationTests {
         #expect(result.outcomes["fz"] == .unchanged)
     }
 }
+
+/// Which base records a committed directory move keeps, under their new names.
+struct MoveConfirmationTests {
+    static func base(_ path: String, rev: Int64) -> BaseRecord {
+        BaseRecord(path: path, kind: .file, rev: rev, contentHash: "h", deleted: false)
+    }
+
+    @Test func onlyWhatTheServerMovedKeepsItsBase() {
+        let bases = [Self.base("d/a", rev: 3), Self.base("d/b", rev: 4), Self.base("d/é/c", rev: 5)]
+        // The server moved d/a at a newer rev (edited elsewhere), d/é/c as known, and
+        // d/new that this device never saw; d/b had been deleted there.
+        let moved = [MovedEntry(path: "d", rev: 1), MovedEntry(path: "d/a", rev: 9), MovedEntry(path: "d/é/c", rev: 5),
+                     MovedEntry(path: "d/new", rev: 7)]
+        let kept = Uploader.confirmedBelow(bases, moved: moved, from: "d", to: "x/y")
+        #expect(kept == [Self.base("x/y/a", rev: 3), Self.base("x/y/é/c", rev: 5)])
+    }
+}

@@ -73,15 +73,27 @@ public struct CommitResult: Codable, Sendable, Equatable {
     /// For a move it is the entry that stood in the way: the source's (changed or
     /// gone) or the one occupying the destination.
     public var current: WireEntry?
-    /// For a move: how many entries moved (the source and what was below it).
-    public var moved: Int?
+    /// For a move: the entries that moved (the source and what was below it),
+    /// by old path and the rev each had, so the mover knows exactly what its
+    /// own view of the old tree got right.
+    public var moved: [MovedEntry]?
 
-    public init(path: String, status: CommitStatus, rev: Int64, current: WireEntry? = nil, moved: Int? = nil) {
+    public init(path: String, status: CommitStatus, rev: Int64, current: WireEntry? = nil, moved: [MovedEntry]? = nil) {
         self.path = path
         self.status = status
         self.rev = rev
         self.current = current
         self.moved = moved
+    }
+}
+
+/// One entry a move took along: its old path and the revision it had there.
+public struct MovedEntry: Codable, Sendable, Equatable {
+    public var path: String
+    public var rev: Int64
+    public init(path: String, rev: Int64) {
+        self.path = path
+        self.rev = rev
     }
 }
 

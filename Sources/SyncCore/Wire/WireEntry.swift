@@ -17,11 +17,13 @@ public struct WireEntry: Codable, Sendable, Equatable {
     /// Set when this revision is the arrival of a move: the entry's old path
     /// (whose tombstone follows at a later rev).
     public var movedFrom: String?
+    /// Set on the tombstone a move leaves behind: the entry's new path.
+    public var movedTo: String?
 
     public init(
         path: String, kind: EntryKind, size: Int64, mtimeNs: Int64, mode: UInt32, chunks: [String],
         contentHash: String, deleted: Bool, rev: Int64, symlinkTarget: String? = nil, device: String? = nil,
-        movedFrom: String? = nil
+        movedFrom: String? = nil, movedTo: String? = nil
     ) {
         self.path = path
         self.kind = kind
@@ -35,6 +37,7 @@ public struct WireEntry: Codable, Sendable, Equatable {
         self.symlinkTarget = symlinkTarget
         self.device = device
         self.movedFrom = movedFrom
+        self.movedTo = movedTo
     }
 
     enum CodingKeys: String, CodingKey {
@@ -43,5 +46,6 @@ public struct WireEntry: Codable, Sendable, Equatable {
         case contentHash = "content_hash"
         case symlinkTarget = "symlink_target"
         case movedFrom = "moved_from"
+        case movedTo = "moved_to"
     }
 }

@@ -43,10 +43,12 @@ extension FolderEngine {
     private func act(on path: String, _ event: InotifyEvent, movedFrom from: String?) async {
         let f = event.flags
         let source = from.map { [$0] } ?? []
+        // Committed as a move on the server when the old path was synced (else as new content).
+        let moves = from.map { [path: $0] } ?? [:]
         if event.isDirectory && (f.contains(.created) || f.contains(.movedTo)) {
             // Files may have landed in it before its watch existed: scan it.
             cancelSettle(path)
-            await scanSubtree(path, then: source)
+            await scanSubtree(path, then: source, moves: moves)
         } else if !f.isDisjoint(with: [.movedFrom, .deleted, .selfGone]) && f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // Gone: act almost at once, letting the rest of an `rm -r` join the same batch
             // so the delete-wave guard sees the wave whole.
@@ -55,7 +57,7 @@ extension FolderEngine {
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // The writer is done (or the file was renamed into place): act at once.
             cancelSettle(path)
-            await journal([path] + source)
+            await journal([path] + source, moves: moves)
         } else {
             if !f.isDisjoint(with: [.modified, .created, .attributes]) { settle(path) }
             if !source.isEmpty { await journal(source) }
@@ -137,9 +139,9 @@ extension FolderEngine {
         await journal(paths)
     }
 
-    func journal(_ paths: [String], delay: TimeInterval = 0) async {
+    func journal(_ paths: [String], moves: [String: String] = [:], delay: TimeInterval = 0) async {
         do {
-            try await queue.enqueue(paths, delay: delay)
+            try await queue.enqueue(paths, moves: moves, delay: delay)
         } catch {
             logger.error("cannot journal change", metadata: ["folder": "\(id)", "error": "\(error)"])
         }

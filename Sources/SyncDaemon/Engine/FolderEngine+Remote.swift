@@ -47,7 +47,8 @@ extension FolderEngine {
     /// The delete-wave guard for remote deletes: a page that would delete too
     /// much of the folder waits for approval.
     private func remoteDeletesAllowed(_ entries: [WireEntry]) throws -> Bool {
-        let tombstones = entries.filter(\.deleted).map(\.path)
+        // What a server-side move leaves behind is not lost either.
+        let tombstones = entries.filter { $0.deleted && $0.movedTo == nil }.map(\.path)
         guard !tombstones.isEmpty else { return true }
         let bases = try index.records(folder: id, paths: tombstones).base
         // Content that arrives at another path in the same page was moved, not lost.

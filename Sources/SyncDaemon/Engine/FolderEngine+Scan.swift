@@ -58,7 +58,7 @@ extension FolderEngine {
 
     /// Scans one subtree (a directory that appeared) and journals what is in
     /// it, then `later` (a move's source) in the same journal write.
-    func scanSubtree(_ relative: String, then later: [String] = []) async {
+    func scanSubtree(_ relative: String, then later: [String] = [], moves: [String: String] = [:]) async {
         var paths = [relative]
         do {
             let (items, _) = try scanner.scan(below: relative)
@@ -67,6 +67,6 @@ extension FolderEngine {
             // The directory went away again: its own event handles that.
             logger.debug("subtree scan failed", metadata: ["path": "\(relative)", "error": "\(error)"])
         }
-        await journal(paths.filter { acceptName($0) } + later)
+        await journal(paths.filter { acceptName($0) } + later, moves: moves)
     }
 }

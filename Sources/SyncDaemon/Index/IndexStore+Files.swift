@@ -50,6 +50,9 @@ extension IndexStore {
 
 /// Writes of one push batch, applied in one transaction (one fsync for the lot).
 struct IndexUpdate: Sendable {
+    /// Committed moves, applied first: local records at `from` and below take the
+    /// new name, live base records there go (see `rename`).
+    var moves: [(from: String, to: String)] = []
     var locals: [LocalRecord] = []
     var removedLocals: [String] = []
     var bases: [BaseRecord] = []
@@ -63,6 +66,7 @@ struct IndexUpdate: Sendable {
 
 extension IndexStore {
     func apply(folder: String, _ update: IndexUpdate, in db: Database) throws {
+        for move in update.moves { try rename(folder: folder, from: move.from, to: move.to, in: db) }
         let putLocal = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO local_files
             (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target)
@@ -85,5 +89,19 @@ extension IndexStore {
         for b in update.bases {
             try putBase.execute(arguments: [folder, b.path, b.kind.rawValue, b.rev, b.contentHash, b.deleted])
         }
+    }
+
+    /// A committed move: the local records at `from` and below it take the new
+    /// name (they describe files that moved with it); the live base records
+    /// there are dropped: the mover re-adds those the server confirmed it moved.
+    private func rename(folder: String, from: String, to: String, in db: Database) throws {
+        let under = "folder_id = ? AND (path = ? OR (path >= ? AND path < ?))"
+        try db.execute(sql: "DELETE FROM local_files WHERE \(under)", arguments: [folder, to, to + "/", to + "0"])
+        // substr/length count characters in both: the prefix is cut exactly.
+        try db.execute(
+            sql: "UPDATE local_files SET path = ? || substr(path, length(?) + 1) WHERE \(under)",
+            arguments: [to, from, folder, from, from + "/", from + "0"])
+        try db.execute(sql: "DELETE FROM base WHERE \(under)", arguments: [folder, to, to + "/", to + "0"])
+        try db.execute(sql: "DELETE FROM base WHERE \(under) AND deleted = 0", arguments: [folder, from, from + "/", from + "0"])
     }
 }

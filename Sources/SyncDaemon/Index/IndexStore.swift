@@ -64,6 +64,10 @@ public final class IndexStore: Sendable {
             // Downloads look for a local file that already has the content (moves, copies).
             try db.execute(sql: "CREATE INDEX local_files_content ON local_files (folder_id, content_hash)")
         }
+        migrator.registerMigration("v3-journal-moves") { db in
+            // A push that is a move: the path's old name (committed as a server-side move).
+            try db.execute(sql: "ALTER TABLE journal ADD COLUMN move_from TEXT")
+        }
         return migrator
     }
 }

@@ -5,6 +5,8 @@ import GRDB
 public struct JournalOp: Sendable, Equatable {
     public var path: String
     public var attempts: Int
+    /// The path's old name when it got here by a move (committed as a move).
+    public var moveFrom: String? = nil
 }
 
 /// The persisted journal. Every decision to transfer is written here before
@@ -15,20 +17,25 @@ extension IndexStore {
     /// Records work for `paths`. Returns the paths that were already running
     /// (now marked dirty: they will run again after the current attempt).
     @discardableResult
-    public func enqueue(folder: String, paths: [String], now: Date = Date(), delay: TimeInterval = 0) throws -> Set<String> {
+    /// `moves` gives the old name of paths that got here by a move (new → old).
+    public func enqueue(
+        folder: String, paths: [String], moves: [String: String] = [:], now: Date = Date(), delay: TimeInterval = 0
+    ) throws -> Set<String> {
         guard !paths.isEmpty else { return [] }
         return try pool.write { db in
             let t = now.timeIntervalSince1970
             let insert = try db.cachedStatement(sql: """
-                INSERT INTO journal (folder_id, path, op, state, dirty, attempts, next_attempt_at, enqueued_at)
-                VALUES (?, ?, 'push', 'pending', 0, 0, ?, ?)
-                ON CONFLICT (folder_id, path) DO UPDATE SET dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END
+                INSERT INTO journal (folder_id, path, op, state, dirty, attempts, next_attempt_at, enqueued_at, move_from)
+                VALUES (?, ?, 'push', 'pending', 0, 0, ?, ?, ?)
+                ON CONFLICT (folder_id, path) DO UPDATE SET
+                    dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END,
+                    move_from = CASE WHEN state = 'running' THEN move_from ELSE COALESCE(excluded.move_from, move_from) END
                 RETURNING state
                 """)
             var running = Set<String>()
             // Claimed in the order given (a move's destination before its source).
             for (i, path) in paths.enumerated() {
-                let state = try String.fetchOne(insert, arguments: [folder, path, t + delay, t + Double(i) * 1e-6])
+                let state = try String.fetchOne(insert, arguments: [folder, path, t + delay, t + Double(i) * 1e-6, moves[path]])
                 if state == "running" { running.insert(path) }
             }
             return running
@@ -41,14 +48,14 @@ extension IndexStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT path, attempts FROM journal
+                    SELECT path, attempts, move_from FROM journal
                     WHERE folder_id = ? AND state = 'pending' AND next_attempt_at <= ?
                     ORDER BY next_attempt_at, enqueued_at LIMIT ?
                     """,
                 arguments: [folder, now.timeIntervalSince1970, limit])
             let mark = try db.cachedStatement(sql: "UPDATE journal SET state = 'running' WHERE folder_id = ? AND path = ?")
             return try rows.map { row in
-                let op = JournalOp(path: row["path"], attempts: row["attempts"])
+                let op = JournalOp(path: row["path"], attempts: row["attempts"], moveFrom: row["move_from"])
                 try mark.execute(arguments: [folder, op.path])
                 return op
             }
@@ -61,8 +68,9 @@ extension IndexStore {
     public func finish(folder: String, done: [String], update: IndexUpdateBox) throws -> Set<String> {
         try pool.write { db in
             try apply(folder: folder, update.value, in: db)
+            // A rerun pushes the path's state as it is then: the move (if any) is done.
             let rerun = try db.cachedStatement(sql: """
-                UPDATE journal SET state = 'pending', dirty = 0, attempts = 0
+                UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
                 WHERE folder_id = ? AND path = ? AND dirty = 1 RETURNING path
                 """)
             let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ? AND dirty = 0")
@@ -92,6 +100,19 @@ extension IndexStore {
                 try update.execute(arguments: [retryAt.timeIntervalSince1970, error, folder, path])
                 try showError.execute(arguments: [folder, path, error, retryAt.timeIntervalSince1970])
             }
+        }
+    }
+
+    /// Puts claimed ops back, due now, without counting an attempt (they wait for
+    /// a move in the same batch); `forgetMove` ones will push as plain changes.
+    public func release(folder: String, paths: [String], forgetMove: Set<String> = []) throws {
+        try pool.write { db in
+            let update = try db.cachedStatement(sql: """
+                UPDATE journal SET state = 'pending', dirty = 0,
+                    move_from = CASE WHEN ? THEN NULL ELSE move_from END
+                WHERE folder_id = ? AND path = ?
+                """)
+            for path in paths { try update.execute(arguments: [forgetMove.contains(path), folder, path]) }
         }
     }
 

@@ -21,7 +21,8 @@ struct RemoteApplier: Sendable {
     }
 
     /// `ownDeviceId`: entries this device committed whose push is still being
-    /// recorded are its own echo; the uploader records them.
+    /// recorded are its own echo; the uploader records them. Entries a move
+    /// made are always planned: the push that made them records only the move.
     func apply(_ entries: [WireEntry], device: String, ownDeviceId: String?, skip: @Sendable (String, Bool) -> Bool) async
         -> Outcome
     {
@@ -31,7 +32,10 @@ struct RemoteApplier: Sendable {
             do {
                 _ = try RelativePath(validating: entry.path)
                 if skip(entry.path, entry.kind == .directory) { continue }
-                if let ownDeviceId, entry.device == ownDeviceId, try index.hasPendingPush(folder: folder, path: entry.path) {
+                // (Not the entries a server-side move made: no push of that path records them.)
+                if let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil,
+                    try index.hasPendingPush(folder: folder, path: entry.path)
+                {
                     continue
                 }
                 valid.append(entry)
@@ -58,7 +62,10 @@ struct RemoteApplier: Sendable {
         var renamedAway = Set<String>()
         for entry in live + gone {
             if entry.deleted && renamedAway.contains(entry.path) { continue }
-            if !entry.deleted, let old = moves[entry.path], let tombstone = tombstones[old] {
+            if !entry.deleted, let old = moves[entry.path] {
+                // A server-side move's tombstone may come in a later page: stand in for it
+                // with one at the arrival's rev (the real one, later, then finds it done).
+                let tombstone = tombstones[old] ?? Self.departure(of: entry, from: old)
                 do {
                     if try renameLocal(from: tombstone, to: entry) {
                         renamedAway.insert(old)
@@ -211,6 +218,12 @@ struct RemoteApplier: Sendable {
             late.locals.append(Self.local(entry, stat: final))
             try index.record(folder: folder, late)
         }
+    }
+
+    static func departure(of entry: WireEntry, from old: String) -> WireEntry {
+        WireEntry(
+            path: old, kind: entry.kind, size: 0, mtimeNs: 0, mode: entry.mode, chunks: [], contentHash: entry.contentHash,
+            deleted: true, rev: entry.rev, device: entry.device, movedTo: entry.path)
     }
 
     static func base(_ entry: WireEntry) -> BaseRecord {

@@ -20,6 +20,12 @@ struct PushBatchResult: Sendable {
     var bytesSent: Int64 = 0
     /// Deletes that wait for `syncctl approve-deletes`.
     var held: [String] = []
+    /// Not attempted (they wait for the moves of this batch): back to the journal, due now.
+    var deferred: [String] = []
+    /// Moves the server cannot make: pushed as plain changes next.
+    var forgetMove: Set<String> = []
+    /// Paths to journal after this batch (entries a moved directory no longer has).
+    var followUps: [String] = []
 }
 
 extension PushBatchResult {

@@ -15,7 +15,10 @@ extension TransferQueue {
         running.formUnion(ops.map(\.path))
         batchesPushed += 1
         let started = ContinuousClock.now
-        let result = await uploader.push(ops, mayDelete: { count in await self.mayDelete(count) })
+        let result =
+            ops.contains { $0.moveFrom != nil }
+            ? await uploader.pushMoves(ops)
+            : await uploader.push(ops, mayDelete: { count in await self.mayDelete(count) })
         record(result, ops: ops)
         running.subtract(ops.map(\.path))
         do {
@@ -40,6 +43,10 @@ extension TransferQueue {
             // Waiters of this run get its outcome; those who came during it wait for the rerun (`again`).
             for (path, outcome) in result.outcomes { resolve(path, with: outcome) }
             if !again.isEmpty { logger.debug("rerunning paths changed during push", metadata: ["count": "\(again.count)"]) }
+            if !result.deferred.isEmpty {
+                try index.release(folder: folder, paths: result.deferred, forgetMove: result.forgetMove)
+            }
+            if !result.followUps.isEmpty { try index.enqueue(folder: folder, paths: result.followUps) }
             if !result.held.isEmpty {
                 try index.hold(folder: folder, paths: result.held)
                 for path in result.held { promoteNextRun(path) }

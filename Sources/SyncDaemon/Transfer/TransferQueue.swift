@@ -42,9 +42,10 @@ public actor TransferQueue {
 
     /// Journals work for `paths` (durably) and wakes the worker. Returns once journaled.
     /// `delay` lets a burst (e.g. the deletes of one `rm -r`) gather into one batch.
-    public func enqueue(_ paths: [String], delay: TimeInterval = 0) throws {
+    /// `moves` names the old path of paths that got here by a move (new → old).
+    public func enqueue(_ paths: [String], moves: [String: String] = [:], delay: TimeInterval = 0) throws {
         guard !paths.isEmpty else { return }
-        try index.enqueue(folder: folder, paths: paths, delay: delay)
+        try index.enqueue(folder: folder, paths: paths, moves: moves, delay: delay)
         wake?.yield()
     }
 

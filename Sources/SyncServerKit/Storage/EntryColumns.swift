@@ -4,7 +4,7 @@ import SyncCore
 /// Column order shared by every entry/version query, and the row → `WireEntry` mapping.
 enum EntryColumns {
     static let select =
-        "path, kind, size, mtime_ns, mode, chunks, content_hash, deleted, rev, symlink_target, device_id, moved_from"
+        "path, kind, size, mtime_ns, mode, chunks, content_hash, deleted, rev, symlink_target, device_id, moved_from, moved_to"
 
     static func wireEntry(_ row: Row) -> WireEntry {
         let chunks: String = row[5]
@@ -20,7 +20,8 @@ enum EntryColumns {
             rev: row[8],
             symlinkTarget: row[9],
             device: row[10],
-            movedFrom: row[11])
+            movedFrom: row[11],
+            movedTo: row[12])
     }
 
     static func fetchAll(_ statement: Statement, arguments: StatementArguments) throws -> [WireEntry] {

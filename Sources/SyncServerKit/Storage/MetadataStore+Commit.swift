@@ -60,37 +60,38 @@ struct CommitStatements {
         upsert = try db.cachedStatement(
             sql: """
                 INSERT INTO entries (folder_id, path, kind, size, mtime_ns, mode, chunks, content_hash,
-                                     deleted, rev, symlink_target, device_id, moved_from)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     deleted, rev, symlink_target, device_id, moved_from, moved_to)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (folder_id, path) DO UPDATE SET
                     kind = excluded.kind, size = excluded.size, mtime_ns = excluded.mtime_ns,
                     mode = excluded.mode, chunks = excluded.chunks, content_hash = excluded.content_hash,
                     deleted = excluded.deleted, rev = excluded.rev,
                     symlink_target = excluded.symlink_target, device_id = excluded.device_id,
-                    moved_from = excluded.moved_from
+                    moved_from = excluded.moved_from, moved_to = excluded.moved_to
                 """)
         history = try db.cachedStatement(
             sql: """
                 INSERT INTO versions (folder_id, rev, path, kind, size, mtime_ns, mode, chunks, content_hash,
-                                      deleted, symlink_target, device_id, committed_at, moved_from)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      deleted, symlink_target, device_id, committed_at, moved_from, moved_to)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
     }
 
     func apply(
-        _ change: CommitChange, folder: String, rev: Int64, device: String, now: Int64, movedFrom: String? = nil
+        _ change: CommitChange, folder: String, rev: Int64, device: String, now: Int64, movedFrom: String? = nil,
+        movedTo: String? = nil
     ) throws {
         let chunks = change.chunks.joined(separator: ",")
         let mode = Int64(change.mode)
         let kind = change.kind.rawValue
         upsert.setUncheckedArguments([
             folder, change.path, kind, change.size, change.mtimeNs, mode, chunks, change.contentHash,
-            change.deleted, rev, change.symlinkTarget, device, movedFrom,
+            change.deleted, rev, change.symlinkTarget, device, movedFrom, movedTo,
         ])
         try upsert.execute()
         history.setUncheckedArguments([
             folder, rev, change.path, kind, change.size, change.mtimeNs, mode, chunks, change.contentHash,
-            change.deleted, change.symlinkTarget, device, now, movedFrom,
+            change.deleted, change.symlinkTarget, device, now, movedFrom, movedTo,
         ])
         try history.execute()
     }

@@ -27,18 +27,21 @@ extension CommitStatements {
                 arguments: [folder, from + "/", from + "0"])
         }
         let first = rev + 1
-        for entry in moving {
+        let targets = moving.map { change.path + String(decoding: $0.path.utf8.dropFirst(from.utf8.count), as: UTF8.self) }
+        for (entry, target) in zip(moving, targets) {
             rev += 1
-            let target = change.path + String(decoding: entry.path.utf8.dropFirst(from.utf8.count), as: UTF8.self)
             try apply(
                 Self.change(entry, at: target, deleted: false), folder: folder, rev: rev, device: device, now: now,
                 movedFrom: entry.path)
         }
-        for entry in moving.reversed() {
+        for (entry, target) in zip(moving, targets).reversed() {
             rev += 1
-            try apply(Self.change(entry, at: entry.path, deleted: true), folder: folder, rev: rev, device: device, now: now)
+            try apply(
+                Self.change(entry, at: entry.path, deleted: true), folder: folder, rev: rev, device: device, now: now,
+                movedTo: target)
         }
-        return CommitResult(path: change.path, status: .ok, rev: first, moved: moving.count)
+        return CommitResult(
+            path: change.path, status: .ok, rev: first, moved: moving.map { MovedEntry(path: $0.path, rev: $0.rev) })
     }
 
     /// A live entry at `path` or below it: the destination of a move must be free.

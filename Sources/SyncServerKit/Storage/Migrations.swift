@@ -8,10 +8,12 @@ enum Migrations {
             try db.execute(sql: v1Initial)
         }
         migrator.registerMigration("v2-moves") { db in
-            // The old path of an entry that arrived by a move (shown in the feed and history).
+            // A move's arrival names its old path; its departure (tombstone) names the new one.
             try db.execute(sql: """
                 ALTER TABLE entries ADD COLUMN moved_from TEXT;
+                ALTER TABLE entries ADD COLUMN moved_to TEXT;
                 ALTER TABLE versions ADD COLUMN moved_from TEXT;
+                ALTER TABLE versions ADD COLUMN moved_to TEXT;
                 """)
         }
         return migrator

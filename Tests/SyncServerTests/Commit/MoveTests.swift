@@ -23,7 +23,10 @@ struct MoveTests {
                     [.move(from: "a", to: "b/c", kind: .directory, baseRev: 1)], token: token)
                 let result = try #require(moved.results.first)
                 #expect(result.status == .ok)
-                #expect(result.moved == 4)
+                #expect(result.moved == [
+                    MovedEntry(path: "a", rev: 1), MovedEntry(path: "a/1.txt", rev: 3), MovedEntry(path: "a/sub", rev: 2),
+                    MovedEntry(path: "a/sub/2.txt", rev: 4),
+                ])
                 #expect(result.rev == 6)
                 #expect(moved.folderRev == 13)
 
@@ -34,6 +37,7 @@ struct MoveTests {
                 ])
                 #expect(feed.entries.prefix(4).map(\.movedFrom) == ["a", "a/1.txt", "a/sub", "a/sub/2.txt"])
                 #expect(feed.entries.suffix(4).allSatisfy { $0.deleted && $0.movedFrom == nil })
+                #expect(feed.entries.suffix(4).map(\.movedTo) == ["b/c/sub/2.txt", "b/c/sub", "b/c/1.txt", "b/c"])
                 let arrived = try #require(feed.entries.first { $0.path == "b/c/sub/2.txt" })
                 #expect(arrived.contentHash == Hashing.contentHash(chunks: [Make.hash(two)]))
                 #expect(arrived.chunks == [Make.hash(two)])
@@ -76,7 +80,7 @@ struct MoveTests {
                 _ = try await client.commitOK([Make.tombstone("taken/x", base: 3), Make.tombstone("taken", base: 2)], token: token)
                 let ok = try await client.commitOK([.move(from: "f", to: "taken", kind: .file, baseRev: 1)], token: token)
                 #expect(ok.results.first?.status == .ok)
-                #expect(ok.results.first?.moved == 1)
+                #expect(ok.results.first?.moved == [MovedEntry(path: "f", rev: 1)])
             }
         }
     }

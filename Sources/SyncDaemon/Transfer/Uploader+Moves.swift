@@ -1,0 +1,109 @@
+import Foundation
+import SyncClient
+import SyncCore
+
+extension Uploader {
+    /// A batch holding moves commits only them, in journal order, in one
+    /// request (a directory of any size is one change). The batch's other ops
+    /// go back to the journal and run next, against the records the moves
+    /// re-keyed: a moved directory's files then match by stat and are not read.
+    /// A move the server cannot make (source changed there, target taken) is
+    /// pushed as a plain change instead.
+    func pushMoves(_ ops: [JournalOp]) async -> PushBatchResult {
+        var result = PushBatchResult()
+        let moves = ops.compactMap { op in op.moveFrom.map { (to: op.path, from: $0) } }
+        result.deferred = ops.filter { $0.moveFrom == nil }.map(\.path)
+        let records: (local: [String: LocalRecord], base: [String: BaseRecord])
+        do {
+            records = try index.records(folder: folder, paths: moves.flatMap { [$0.to, $0.from] })
+        } catch {
+            for move in moves { result.failed[move.to] = "index read failed: \(error)" }
+            return result
+        }
+        var prepared: [(to: String, from: String, change: PreparedChange)] = []
+        for move in moves {
+            if let change = preparer.prepareMove(
+                path: move.to, from: move.from, localFrom: records.local[move.from], baseFrom: records.base[move.from],
+                base: records.base[move.to])
+            {
+                prepared.append((move.to, move.from, change))
+            } else {
+                result.forget(move, below: records.base[move.from]?.kind == .directory ? liveBelow(move.from) : [])
+            }
+        }
+        guard !prepared.isEmpty else { return result }
+        let response: CommitResponse
+        do {
+            response = try await remote.commit(folder: folder, changes: prepared.map(\.change.change))
+        } catch {
+            if error.kind == .transient {
+                markTransientOrFailed(error, paths: prepared.map(\.to), into: &result)
+            } else {
+                // Refused as a move: a plain push will say what is wrong, if anything.
+                logger.warning("move refused; pushing as plain changes", metadata: ["error": "\(error)"])
+                for move in prepared { result.forget((move.to, move.from), below: liveBelow(move.from)) }
+            }
+            return result
+        }
+        for (move, outcome) in zip(prepared, response.results) {
+            guard outcome.status == .ok, let old = records.base[move.from] else {
+                result.forget((move.to, move.from), below: liveBelow(move.from))
+                continue
+            }
+            result.update.moves.append((move.from, move.to))
+            if let local = move.change.local { result.update.locals.append(local) }
+            result.update.bases.append(
+                BaseRecord(path: move.to, kind: old.kind, rev: outcome.rev, contentHash: old.contentHash, deleted: false))
+            result.outcomes[move.to] = .committed(rev: outcome.rev)
+            if old.kind == .directory {
+                let confirmed = Self.confirmedBelow(
+                    liveBelow(move.from).filter { $0.path != move.from }, moved: outcome.moved ?? [], from: move.from,
+                    to: move.to)
+                result.update.bases += confirmed
+                // Synced entries that are not in the new place on disk (deleted before or while
+                // it moved): their tombstones must follow.
+                result.followUps += confirmed.map(\.path).filter { path in
+                    if case .missing = FileStat.lstat(preparer.root + "/" + path) { return true }
+                    return false
+                }
+            }
+        }
+        return result
+    }
+
+    /// The base records below a moved directory under their new names, for the
+    /// entries the server moved (at the rev this device knew, or a newer one the
+    /// feed then brings and plans against this base). A base the server did not
+    /// move is stale (deleted there meanwhile): dropped, so the op of its new path
+    /// pushes the file as new instead of trusting it is synced.
+    static func confirmedBelow(_ bases: [BaseRecord], moved: [MovedEntry], from: String, to: String) -> [BaseRecord] {
+        let onServer = Set(moved.map(\.path))
+        return bases.compactMap { base in
+            guard onServer.contains(base.path) else { return nil }
+            var moved = base
+            moved.path = to + String(decoding: base.path.utf8.dropFirst(from.utf8.count), as: UTF8.self)
+            return moved
+        }
+    }
+
+    /// The synced entries at and below `path` (none if the index cannot say: logged).
+    private func liveBelow(_ path: String) -> [BaseRecord] {
+        do {
+            return try index.liveBase(folder: folder, under: path)
+        } catch {
+            logger.warning("cannot list a directory's synced entries", metadata: ["path": "\(path)", "error": "\(error)"])
+            return []
+        }
+    }
+}
+
+extension PushBatchResult {
+    /// A move pushed as plain changes: the new path as new content, and each
+    /// synced entry under the old path on its own (what was below a directory
+    /// that something re-created meanwhile would otherwise never be deleted).
+    mutating func forget(_ move: (to: String, from: String), below: [BaseRecord]) {
+        deferred.append(move.to)
+        forgetMove.insert(move.to)
+        followUps += below.map(\.path).filter { $0 != move.from }
+    }
+}
