@@ -44,7 +44,12 @@ struct ThreadState {
             flags.insert(.movedTo)
             if let half = pendingMoves.removeValue(forKey: raw.pointee.cookie) {
                 from = half.path
-                if isDirectory { watched.rename(half.path, to: path) }
+                if isDirectory {
+                    watched.rename(half.path, to: path)
+                    // Moved before its own watch could be added (`mkdir d/x && mv d/x y`):
+                    // nothing was watched under the old name, so watch it now.
+                    if !watched.contains(path) { watchNew(path) }
+                }
             } else if isDirectory {
                 watchNew(path)
             }

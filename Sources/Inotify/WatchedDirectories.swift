@@ -18,6 +18,8 @@ struct WatchedDirectories {
 
     func path(of wd: Int32) -> String? { byWD[wd] }
 
+    func contains(_ path: String) -> Bool { byPath[path] != nil }
+
     /// Watches one directory; on failure returns the `errno`.
     mutating func add(_ path: String, mask: UInt32) -> Int32? {
         let wd = inotify_add_watch(fd, path, mask | UInt32(IN_ONLYDIR | IN_DONT_FOLLOW))

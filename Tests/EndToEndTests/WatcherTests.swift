@@ -69,6 +69,30 @@ struct WatcherTests {
 
     }
 
+    /// `mkdir d/x && mv d/x s` faster than the watcher can add the new
+    /// directory's watch: once synced, what is made in it later is still seen.
+    @Test func aDirectoryMovedTheMomentItIsCreated() async throws {
+        let rig = try await Rig.start("mkdir-mv")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try FileManager.default.createDirectory(atPath: d.path("d"), withIntermediateDirectories: true)
+        var expected: [String: String] = ["d": Self.dir]
+        for i in 0..<200 {
+            guard mkdir(d.path("d/x\(i)"), 0o755) == 0, rename(d.path("d/x\(i)"), d.path("s\(i)")) == 0 else {
+                throw POSIXError(.EIO)
+            }
+            expected["s\(i)"] = Self.dir
+        }
+        try await rig.waitForServerTree(expected)
+        for i in 0..<200 {
+            try FileManager.default.createDirectory(atPath: d.path("s\(i)/in"), withIntermediateDirectories: false)
+            try writeFile(d.path("s\(i)/in/f"), "file \(i)")
+            expected["s\(i)/in"] = Self.dir
+            expected["s\(i)/in/f"] = contentHash("file \(i)")
+        }
+        try await rig.waitForServerTree(expected)
+    }
+
     @Test func movingOutAndBackIn() async throws {
         let rig = try await Rig.start("outin")
         defer { rig.stop() }

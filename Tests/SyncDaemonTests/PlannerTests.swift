@@ -53,6 +53,9 @@ struct PlannerTests {
         // Synced, deleted here.
         Row(local: nil, base: .some(h1), remote: h2, expected: .download),
         Row(local: nil, base: .some(h1), remote: nil, expected: .adopt),
+        // Remote is a new revision of the base's content (moved there, re-committed): not an edit.
+        Row(local: h3, base: .some(h1), remote: h1, expected: .keepLocalEdit),
+        Row(local: nil, base: .some(h1), remote: h1, expected: .keepLocalEdit),
         // Base is a tombstone.
         Row(local: nil, base: .some(nil), remote: h1, expected: .download),
         Row(local: h1, base: .some(nil), remote: h2, expected: .conflict),

@@ -53,6 +53,9 @@ public enum Planner {
             return localChanged ? .keepLocalEdit : .deleteLocal
         }
         if !localChanged { return .download }
+        // A new revision of the content we already agreed on (a move's arrival, a
+        // re-commit) is no edit: the local change (or delete) goes on top of it.
+        if let b = liveBase, b.kind == remote.kind, b.contentHash == remote.contentHash { return .keepLocalEdit }
         // Deleted here but edited there: edit beats delete.
         if !local.exists { return .download }
         return .conflict
