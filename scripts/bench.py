@@ -27,6 +27,8 @@ Scenarios (see docs/benchmarks.md for what each number means):
   watch-10k     10,000 directories: syncd's own time to add their watches
   noop-rescan   10,000 files already synced: restart syncd -> idle, 0 pending
   idle          10,000 files synced, daemon idle: CPU over 30 s and RSS
+  dir-move      a synced directory of 10,000 files renamed -> every file at its new
+                path in the feed; revisions taken; chunk store growth (must be 0)
 
 Medians over --runs (latency: over its 30 samples). A markdown table is printed at the
 end; --json FILE also writes the raw samples. Exit status 1 if a scenario failed
@@ -1095,6 +1097,53 @@ def bench_watch(ctx):
             ctx.done(env)
 
 
+def bench_dir_move(ctx):
+    """A synced directory of 10,000 files (100 subdirectories) renamed: mv -> the move in
+    the server's feed (every file at its new path, none at the old), the revisions that
+    took, and the bytes the server's chunk store grew by (content sent again)."""
+    env = None
+    try:
+        env = ctx.env("dir-move")
+        env.start_server()
+        os.mkdir(os.path.join(env.folder, "album"))
+        write_small_files(os.path.join(env.folder, "album"), small_payloads())
+        env.start_daemon()
+        feed = Feed(env)
+        feed.wait(all_small, ctx.args.timeout, "10,000 files (setup)")
+        env.wait_idle(60)
+        names = ["album", "album 2"]
+        times, revisions = [], []
+        for run in range(ctx.args.runs):
+            old, new = names[run % 2], names[(run + 1) % 2]
+            feed.poll()
+            cursor = feed.cursor
+            store_before = store_usage(env.data_dir)
+            wait_quiet(ctx, f"dir-move run {run + 1}")
+            mon = Meter(env)
+            t0 = now()
+            os.rename(os.path.join(env.folder, old), os.path.join(env.folder, new))
+
+            def moved(f):
+                live = [p for p, e in f.entries.items() if e["kind"] == "file" and not e["deleted"]]
+                return len(live) == SMALL_COUNT and all(p.startswith(new + "/") for p in live)
+
+            t1 = feed.wait(moved, ctx.args.timeout, f"{old} -> {new} in the feed")
+            check_foreign(ctx, mon, f"dir-move run {run + 1}")
+            env.wait_idle(60)
+            feed.poll()
+            grew = store_usage(env.data_dir)[0] - store_before[0]
+            times.append(t1 - t0)
+            revisions.append(feed.cursor - cursor)
+            log(f"dir-move run {run + 1}: {t1 - t0:.3f} s, {feed.cursor - cursor} revisions, chunk store grew {grew} B")
+            if grew:
+                ctx.note(f"dir-move run {run + 1}: the chunk store grew by {grew} bytes (content sent again)")
+        ctx.add("dir-move", "rename a synced dir of 10k files -> all at the new path in the feed", "s", times,
+                "one commit", "")
+        ctx.add("dir-move", "(revisions it took: arrivals + departures of 10,101 entries)", "", revisions)
+    except Exception:
+        ctx.failures.append(("dir-move", traceback.format_exc(), tail(env.daemon_log) if env else ""))
+
+
 SCENARIOS = {
     "baseline": bench_baseline,
     "small-files": bench_small_files,
@@ -1105,6 +1154,7 @@ SCENARIOS = {
     "watch-10k": bench_watch,
     "noop-rescan": bench_noop,
     "idle": bench_idle,
+    "dir-move": bench_dir_move,
 }
 
 

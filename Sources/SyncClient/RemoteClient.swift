@@ -17,7 +17,18 @@ public actor RemoteClient {
     public private(set) var deviceName: String?
     public private(set) var deviceId: String?
 
-    public init(baseURL: String, credential: String, http: HTTPClient = .shared, logger: Logger) {
+    /// The process's HTTP client: a server that is down fails requests at once
+    /// (connection refused, or no connection within 5 s) instead of their being
+    /// held while the pool retries until each request's own deadline; the
+    /// engine's backoff decides when to try again.
+    public static let sharedHTTP: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(5)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    public init(baseURL: String, credential: String, http: HTTPClient = RemoteClient.sharedHTTP, logger: Logger) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.credential = credential.trimmingCharacters(in: .whitespacesAndNewlines)
         self.http = http

@@ -3,14 +3,11 @@ import SyncCore
 import Testing
 
 /// Reduced reproductions of the sync bugs the randomized convergence test
-/// (ConvergenceTests.swift) found. Each asserts the correct behaviour. Bugs 1,
-/// 2 and 4 are fixed and their tests run always; bug 3 is not fixed yet: its
-/// test runs only with `SYNCD_KNOWN_BUG_REPROS=1`
+/// (ConvergenceTests.swift) found. Each asserts the correct behaviour; all
+/// are fixed and run always
 /// (`swift test --skip-build --filter ConvergenceBugReproTests`).
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct ConvergenceBugReproTests {
-    static let knownBugs = ProcessInfo.processInfo.environment["SYNCD_KNOWN_BUG_REPROS"] != nil
-
     static let dir = Hashing.contentHash(chunks: [])
 
     static func transferring(_ d: DaemonProcess, _ path: String) async throws -> Bool {
@@ -97,8 +94,9 @@ struct ConvergenceBugReproTests {
     /// beta downloads it (edit beats delete), which re-creates `d`; beta's queued push of `d`
     /// then finds a directory there and sends no tombstones for `d/f1.txt`. Beta's index
     /// still lists `d/f1.txt` as present; alpha and the server keep it, beta does not.
-    @Test(.enabled(if: knownBugs, "bug 3 is not fixed yet"))
-    func aDirectoryMovedAwayAndRecreatedByADownloadStillDeletesItsOldChildren() async throws {
+    /// Fixed by server-side moves (decision 0006): the move carries `d` whole, and a
+    /// move that falls back gives every synced entry under the old path its own op.
+    @Test func aDirectoryMovedAwayAndRecreatedByADownloadStillDeletesItsOldChildren() async throws {
         let rig = try await TwoDevices.start("bug-mvdir")
         defer { rig.stop() }
         let (a, b) = (rig.a, rig.b)

@@ -20,6 +20,13 @@ struct PropagationTests {
         for i in 0..<4096 { edited[100 << 20 + i] ^= 0xFF }
         try writeFile(two.b.path("video.bin"), edited)
         try await two.waitForBoth(["video.bin": contentHash(edited)], timeout: .seconds(240))
+        // Alpha took the unchanged chunks from its old version: it fetched the one or
+        // two chunks around the edit (at most 4 MiB each), not 200 MiB.
+        let line = try #require(
+            two.a.log.split(separator: "\n").last { $0.contains("downloaded with local chunks") && $0.contains("video.bin") },
+            "alpha did not reuse local chunks")
+        let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
+        #expect(fetched > 0 && fetched <= 8 << 20, "fetched \(fetched) bytes")
     }
 
     @Test func aDirectoryOfAThousandFilesRenamedOnOneDevice() async throws {
@@ -105,5 +112,50 @@ struct PropagationTests {
         let onB = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).map { Array($0.utf8) }
         #expect(!onB.contains(Array(twinNFD.utf8)))
         #expect(FileManager.default.contents(atPath: two.b.path(twinNFC)) == Data("composed".utf8))
+    }
+}
+
+extension PropagationTests {
+    /// Another client commits a name no Linux file system can hold (a 300-byte
+    /// component): the device reports it in status and keeps syncing the rest.
+    @Test func aNameThatCannotExistHereIsReported() async throws {
+        let two = try await TwoDevices.start("long-name")
+        defer { two.stop() }
+        let long = "dir-" + String(repeating: "x", count: 300)
+        let client = two.server.client(credential: two.credentialA)
+        let response = try await client.commit(folder: "docs", changes: [
+            CommitChange(
+                path: long, baseRev: 0, kind: .directory, size: 0, mtimeNs: 0, mode: 0o755, chunks: [],
+                contentHash: Self.dir, deleted: false)
+        ])
+        #expect(response.results.first?.status == .ok)
+        try writeFile(two.a.path("after.txt"), "still syncing")
+        try await eventually("beta reports the name it cannot create") {
+            try await two.b.status()?.errors.contains { $0.path == long && $0.message.contains("too long") } == true
+        }
+        try await eventually("beta still gets the other file") {
+            FileManager.default.contents(atPath: two.b.path("after.txt")) == Data("still syncing".utf8)
+        }
+    }
+}
+
+extension PropagationTests {
+    /// The server goes away in the middle of a download: the device keeps its
+    /// place in the feed and fetches the file once the server is back.
+    @Test func aDownloadCutOffByTheServerGoingAwayIsRetried() async throws {
+        let two = try await TwoDevices.start("cut-download")
+        defer { two.stop() }
+        let bytes = pseudoRandomBytes(count: 150 << 20, seed: 150)
+        try writeFile(two.a.path("big.bin"), bytes)
+        try await eventually("beta is downloading big.bin", timeout: .seconds(120), poll: .milliseconds(5)) {
+            try await two.b.status()?.transferring.contains { $0.path == "big.bin" && $0.direction == "download" } == true
+        }
+        two.server.stop()
+        try await eventually("beta notices the server is gone", timeout: .seconds(30)) {
+            try await two.b.status()?.state == .offline
+        }
+        #expect(!FileManager.default.fileExists(atPath: two.b.path("big.bin")))
+        try await two.server.start()
+        try await two.waitForBoth(["big.bin": contentHash(bytes)], timeout: .seconds(120))
     }
 }

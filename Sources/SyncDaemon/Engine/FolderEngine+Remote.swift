@@ -27,7 +27,11 @@ extension FolderEngine {
                         do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
                         continue
                     }
-                    await applyRemote(page.entries)
+                    if let unreachable = await applyRemote(page.entries) {
+                        // Some entry could not be fetched: the cursor stays; applied entries
+                        // are "nothing" the next time round.
+                        throw unreachable
+                    }
                 }
                 if page.cursor != cursor { try index.setRemoteCursor(folder: id, page.cursor) }
                 feedCatchingUp = page.hasMore
@@ -76,7 +80,9 @@ extension FolderEngine {
     }
 
     /// Applies remote entries (from the feed, or the current entries a push conflicted with).
-    func applyRemote(_ entries: [WireEntry]) async {
+    /// Returns the error when the server could not be reached for some of them.
+    @discardableResult
+    func applyRemote(_ entries: [WireEntry]) async -> RemoteError? {
         pendingDownloads += entries.count
         defer { pendingDownloads -= entries.count }
         let device = await remote.deviceName ?? "device"
@@ -86,6 +92,7 @@ extension FolderEngine {
         for (path, message) in outcome.errors { logger.warning("remote change not applied", metadata: ["path": "\(path)", "error": "\(message)"]) }
         recordRemoteErrors(outcome.errors)
         if !outcome.pushes.isEmpty { await journal(outcome.pushes) }
+        return outcome.retryLater
     }
 
     private func recordRemoteErrors(_ errors: [(path: String, message: String)]) {

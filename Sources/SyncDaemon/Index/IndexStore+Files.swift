@@ -72,17 +72,29 @@ extension IndexStore {
             (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        let dropChunks = try db.cachedStatement(sql: "DELETE FROM local_chunks WHERE folder_id = ? AND path = ?")
+        let putChunk = try db.cachedStatement(sql: "INSERT INTO local_chunks (folder_id, hash, path) VALUES (?, ?, ?)")
         for l in update.locals {
             try putLocal.execute(arguments: [
                 folder, l.path, l.kind.rawValue, Int64(bitPattern: l.inode), l.size, l.mtimeNs, l.ctimeNs,
                 Int64(l.mode), l.contentHash, l.chunks.joined(separator: ","), l.symlinkTarget,
             ])
+            try dropChunks.execute(arguments: [folder, l.path])
+            if l.kind == .file && l.chunks.count > 1 {
+                for hash in Set(l.chunks) { try putChunk.execute(arguments: [folder, hash, l.path]) }
+            }
         }
         // A removed path takes what was below it along.
         let removeLocal = try db.cachedStatement(sql: """
             DELETE FROM local_files WHERE folder_id = ? AND (path = ? OR (path >= ? AND path < ?))
             """)
-        for path in update.removedLocals { try removeLocal.execute(arguments: [folder, path, path + "/", path + "0"]) }
+        let removeChunks = try db.cachedStatement(sql: """
+            DELETE FROM local_chunks WHERE folder_id = ? AND (path = ? OR (path >= ? AND path < ?))
+            """)
+        for path in update.removedLocals {
+            try removeLocal.execute(arguments: [folder, path, path + "/", path + "0"])
+            try removeChunks.execute(arguments: [folder, path, path + "/", path + "0"])
+        }
         let putBase = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO base (folder_id, path, kind, rev, content_hash, deleted) VALUES (?, ?, ?, ?, ?, ?)
             """)
@@ -96,11 +108,13 @@ extension IndexStore {
     /// there are dropped: the mover re-adds those the server confirmed it moved.
     private func rename(folder: String, from: String, to: String, in db: Database) throws {
         let under = "folder_id = ? AND (path = ? OR (path >= ? AND path < ?))"
-        try db.execute(sql: "DELETE FROM local_files WHERE \(under)", arguments: [folder, to, to + "/", to + "0"])
         // substr/length count characters in both: the prefix is cut exactly.
-        try db.execute(
-            sql: "UPDATE local_files SET path = ? || substr(path, length(?) + 1) WHERE \(under)",
-            arguments: [to, from, folder, from, from + "/", from + "0"])
+        for table in ["local_files", "local_chunks"] {
+            try db.execute(sql: "DELETE FROM \(table) WHERE \(under)", arguments: [folder, to, to + "/", to + "0"])
+            try db.execute(
+                sql: "UPDATE \(table) SET path = ? || substr(path, length(?) + 1) WHERE \(under)",
+                arguments: [to, from, folder, from, from + "/", from + "0"])
+        }
         try db.execute(sql: "DELETE FROM base WHERE \(under)", arguments: [folder, to, to + "/", to + "0"])
         try db.execute(sql: "DELETE FROM base WHERE \(under) AND deleted = 0", arguments: [folder, from, from + "/", from + "0"])
     }

@@ -17,6 +17,38 @@ extension IndexStore {
         }
     }
 
+    /// Puts back a path's records as they were (nil: none).
+    func restore(folder: String, path: String, local: LocalRecord?, base: BaseRecord?) throws {
+        var update = IndexUpdate()
+        if let local { update.locals.append(local) } else { update.removedLocals.append(path) }
+        if let base { update.bases.append(base) }
+        try pool.write { db in
+            try apply(folder: folder, update, in: db)
+            if base == nil {
+                try db.execute(sql: "DELETE FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path])
+            }
+        }
+    }
+
+    /// Local files (of more than one chunk) that hold any of `hashes`, a few at most.
+    func localFiles(folder: String, sharingChunksWith hashes: [String], limit: Int) throws -> [LocalRecord] {
+        try pool.read { db in
+            var paths: [String] = []
+            for slice in stride(from: 0, to: hashes.count, by: 500).map({ hashes[$0..<min($0 + 500, hashes.count)] }) {
+                let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                paths += try String.fetchAll(
+                    db, sql: "SELECT DISTINCT path FROM local_chunks WHERE folder_id = ? AND hash IN (\(marks)) LIMIT ?",
+                    arguments: StatementArguments([folder] + Array(slice)) + [limit])
+                if Set(paths).count >= limit { break }
+            }
+            return try Array(Set(paths)).sorted().prefix(limit).compactMap { path in
+                try Row.fetchOne(
+                    db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path = ?", arguments: [folder, path]
+                ).map(Self.local)
+            }
+        }
+    }
+
     /// Applies index changes outside a push (downloads, adopted revisions) in one transaction.
     func record(folder: String, _ update: IndexUpdate) throws {
         try pool.write { db in try apply(folder: folder, update, in: db) }

@@ -68,6 +68,24 @@ public final class IndexStore: Sendable {
             // A push that is a move: the path's old name (committed as a server-side move).
             try db.execute(sql: "ALTER TABLE journal ADD COLUMN move_from TEXT")
         }
+        migrator.registerMigration("v4-local-chunks") { db in
+            // Which local files hold which chunks (files of more than one chunk: a
+            // one-chunk file is found by its content hash), for downloads to reuse.
+            try db.execute(sql: """
+                CREATE TABLE local_chunks (folder_id TEXT NOT NULL, hash TEXT NOT NULL, path TEXT NOT NULL);
+                CREATE INDEX local_chunks_by_hash ON local_chunks (folder_id, hash);
+                CREATE INDEX local_chunks_by_path ON local_chunks (folder_id, path);
+                """)
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT folder_id, path, chunks FROM local_files WHERE kind = 'file' AND chunks LIKE '%,%'")
+            let insert = try db.makeStatement(sql: "INSERT INTO local_chunks (folder_id, hash, path) VALUES (?, ?, ?)")
+            while let row = try rows.next() {
+                let chunks: String = row["chunks"]
+                for hash in Set(chunks.split(separator: ",")) {
+                    try insert.execute(arguments: [row["folder_id"] as String, String(hash), row["path"] as String])
+                }
+            }
+        }
         return migrator
     }
 }

@@ -5,15 +5,17 @@ import SyncCore
 
 extension Materializer {
     /// Assembles `entry` in a staging file (copying from `copySource` when a
-    /// local file already has this content, else fetching each chunk),
-    /// verifies it, fsyncs, applies mode and mtime, re-checks the target and
-    /// renames into place. `beforeRename` records the index first (echo suppression).
+    /// local file already has this content, else taking each chunk from
+    /// `localChunks` or fetching it), verifies it, fsyncs, applies mode and
+    /// mtime, re-checks the target and renames into place. `beforeRename`
+    /// records the index first (echo suppression). Returns the final stat and
+    /// how many bytes were fetched.
     func writeFile(
-        _ entry: WireEntry, expected: FileStat?, copySource: String?,
+        _ entry: WireEntry, expected: FileStat?, copySource: String?, localChunks: LocalChunks?,
         fetch: @Sendable (String) async throws -> [UInt8],
         progress: @Sendable (Int64) async -> Void,
         beforeRename: (FileStat) throws -> Void
-    ) async throws -> FileStat {
+    ) async throws -> (stat: FileStat, fetched: Int64) {
         let path = entry.path
         try ensureParent(of: path)
         let staging = stagingPath(for: path)
@@ -25,11 +27,18 @@ extension Materializer {
             if !keep { unlink(staging) }
         }
         var copied = false
+        var fetched: Int64 = 0
         if let copySource { copied = copy(from: full(copySource), to: fd, expecting: entry) }
         if !copied {
             guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw MaterializeError.io("truncate", path) }
             for hash in entry.chunks {
-                let bytes = try await fetch(hash)
+                let bytes: [UInt8]
+                if let local = localChunks?.bytes(of: hash) {
+                    bytes = local
+                } else {
+                    bytes = try await fetch(hash)
+                    fetched += Int64(bytes.count)
+                }
                 guard Hashing.sha256Hex(bytes) == hash else {
                     throw MaterializeError(code: .hashMismatch, path: path, message: "chunk \(hash.prefix(12)) does not match its hash")
                 }
@@ -48,13 +57,17 @@ extension Materializer {
         }
         try checkUnchanged(path, expected: expected)
         try beforeRename(staged)
-        guard rename(staging, full(path)) == 0 else { throw MaterializeError.io("rename into place", path) }
+        guard rename(staging, full(path)) == 0 else {
+            // Its directory went away meanwhile (moved or deleted here): plan again.
+            if errno == ENOENT { throw MaterializeError(code: .changedMeanwhile, path: path, message: "its directory went away") }
+            throw MaterializeError.io("rename into place", path)
+        }
         keep = true
         guard case .found(let final) = FileStat.lstat(full(path)) else { throw MaterializeError.io("stat", path) }
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
         let same = final.inode == staged.inode && final.size == staged.size && final.mtimeNs == staged.mtimeNs
-        return same ? final : staged
+        return (same ? final : staged, fetched)
     }
 
     /// Copies a local file with the same content; false if it turned out different.

@@ -18,6 +18,8 @@ struct RemoteApplier: Sendable {
         var pushes: [String] = []
         var errors: [(path: String, message: String)] = []
         var conflicts = 0
+        /// The server could not be reached for some entry: apply the page again later.
+        var retryLater: RemoteError?
     }
 
     /// `ownDeviceId`: entries this device committed whose push is still being
@@ -94,6 +96,9 @@ struct RemoteApplier: Sendable {
                 return nil
             } catch let error as MaterializeError where error.code == .changedMeanwhile && attempt == 0 {
                 continue
+            } catch let error as RemoteError where error.kind == .transient {
+                outcome.retryLater = error
+                return nil
             } catch {
                 return "\(error)"
             }
@@ -197,20 +202,35 @@ struct RemoteApplier: Sendable {
             try index.record(folder: folder, update)
         case .file:
             let source = try index.localFile(folder: folder, contentHash: entry.contentHash).map(\.path)
+            let localChunks = source == nil ? try reusableChunks(for: entry) : nil
             let folder = self.folder, remote = self.remote, progress = self.progress, path = entry.path
             let early = update
+            // The index is written just before the rename; if that fails, what it said before is put back.
+            let before = try index.records(folder: folder, paths: [path])
+            var recorded = false
             await progress.begin(path: path, direction: "download", total: entry.size)
             let final: FileStat
             do {
-                final = try await materializer.writeFile(
-                entry, expected: expected, copySource: source == entry.path ? nil : source,
+                let written = try await materializer.writeFile(
+                entry, expected: expected, copySource: source == entry.path ? nil : source, localChunks: localChunks,
                 fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) },
                 progress: { bytes in await progress.advance(path: path, by: bytes) },
                 beforeRename: { staged in
                     try index.record(folder: folder, early.adding(local: Self.local(entry, stat: staged)))
+                    recorded = true
                 })
+                final = written.stat
+                if let localChunks {
+                    logger.info(
+                        "downloaded with local chunks",
+                        metadata: [
+                            "path": "\(path)", "fetched_bytes": "\(written.fetched)", "size": "\(entry.size)",
+                            "local_chunks_from": "\(localChunks.files.joined(separator: ", "))",
+                        ])
+                }
             } catch {
                 await progress.end(paths: [path])
+                if recorded { try index.restore(folder: folder, path: path, local: before.local[path], base: before.base[path]) }
                 throw error
             }
             await progress.end(paths: [path])
@@ -218,6 +238,26 @@ struct RemoteApplier: Sendable {
             late.locals.append(Self.local(entry, stat: final))
             try index.record(folder: folder, late)
         }
+    }
+
+    /// Chunks of `entry` already on disk: in the file at its path (the version
+    /// being replaced), at the path it moved from, or in other local files whose
+    /// chunk lists share some (a few at most).
+    private func reusableChunks(for entry: WireEntry) throws -> LocalChunks? {
+        guard entry.chunks.count > 1 else { return nil }  // a one-chunk file changed as a whole
+        let wanted = Set(entry.chunks)
+        let named = [entry.path] + (entry.movedFrom.map { [$0] } ?? [])
+        var candidates = try index.records(folder: folder, paths: named).local
+        for record in try index.localFiles(folder: folder, sharingChunksWith: Array(wanted), limit: 4) {
+            candidates[record.path] = candidates[record.path] ?? record
+        }
+        var found = LocalChunks()
+        for path in named + candidates.keys.filter({ !named.contains($0) }).sorted() {
+            guard let record = candidates[path], record.kind == .file else { continue }
+            found.add(file: materializer.full(path), known: record.chunks, wanted: wanted, chunker: materializer.chunker)
+            if found.refs.count == wanted.count { break }
+        }
+        return found.isEmpty ? nil : found
     }
 
     static func departure(of entry: WireEntry, from old: String) -> WireEntry {

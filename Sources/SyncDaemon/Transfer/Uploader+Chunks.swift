@@ -119,18 +119,7 @@ extension Uploader {
             guard end <= all.count else { return nil }
             return Array(all[Int(p.offset)..<end])
         case .file(let fullPath, _):
-            let fd = open(fullPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            var out = [UInt8](repeating: 0, count: p.length)
-            var filled = 0
-            while filled < p.length {
-                let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, p.length - filled, off_t(p.offset) + off_t(filled)) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return nil }
-                filled += n
-            }
-            return out
+            return ChunkRef(hash: p.hash, offset: p.offset, length: p.length).read(from: fullPath)
         }
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import SyncCore
+import Testing
+
+@testable import SyncDaemon
+
+/// Downloads take chunks from local files: the index says which files hold
+/// which chunks; `LocalChunks` finds and verifies them on disk.
+struct LocalChunksTests {
+    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+    }
+
+    static func record(_ path: String, chunks: [String]) -> LocalRecord {
+        LocalRecord(
+            path: path, kind: .file, inode: 1, size: 1, mtimeNs: 1, ctimeNs: 1, mode: 0o644, contentHash: "c-" + path,
+            chunks: chunks, symlinkTarget: nil)
+    }
+
+    @Test func theIndexKnowsWhichFilesHoldAChunkThroughPutsMovesAndRemovals() throws {
+        let (index, dir) = try JournalTests.store()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var update = IndexUpdate()
+        update.locals = [
+            Self.record("big/a.bin", chunks: ["h1", "h2", "h3"]), Self.record("b.bin", chunks: ["h3", "h4"]),
+            Self.record("small.txt", chunks: ["h1"]),
+        ]
+        try index.record(folder: "f", update)
+        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h1"], limit: 4).map(\.path) == ["big/a.bin"],
+            "one-chunk files are found by content hash, not here")
+        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h3", "h9"], limit: 4).map(\.path) == ["b.bin", "big/a.bin"])
+        var move = IndexUpdate()
+        move.moves = [(from: "big", to: "large")]
+        try index.record(folder: "f", move)
+        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h2"], limit: 4).map(\.path) == ["large/a.bin"])
+        var edit = IndexUpdate()
+        edit.locals = [Self.record("b.bin", chunks: ["h5", "h6"])]
+        edit.removedLocals = ["large"]
+        try index.record(folder: "f", edit)
+        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h2", "h3"], limit: 4).isEmpty)
+        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h6"], limit: 4).map(\.path) == ["b.bin"])
+    }
+
+    @Test func chunksOfAnEditedFileComeFromItsOldVersionVerified() throws {
+        let dir = NSTemporaryDirectory() + "syncd-localchunks-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let chunker = FileChunker()
+        let old = Self.bytes(6 << 20, seed: 7)
+        var new = old
+        for i in 0..<1000 { new[3 << 20 + i] ^= 0x5A }
+        let oldChunks = chunker.chunk(bytes: old).chunks.map(\.hash)
+        let wanted = chunker.chunk(bytes: new).chunks.map(\.hash)
+        let shared = Set(wanted).intersection(oldChunks)
+        #expect(shared.count >= 2 && shared.count < wanted.count)
+        try Data(old).write(to: URL(fileURLWithPath: dir + "/v.bin"))
+
+        var found = LocalChunks()
+        found.add(file: dir + "/v.bin", known: oldChunks, wanted: Set(wanted), chunker: chunker)
+        #expect(Set(found.refs.keys) == shared)
+        for hash in shared { #expect(found.bytes(of: hash).map(Hashing.sha256Hex) == hash) }
+        // The file changed since: a chunk that no longer matches is not used.
+        var changed = old
+        for i in 0..<(6 << 20) { changed[i] ^= 0xFF }
+        try Data(changed).write(to: URL(fileURLWithPath: dir + "/v.bin"))
+        #expect(shared.allSatisfy { found.bytes(of: $0) == nil })
+        // A record that shares nothing is not even read.
+        var none = LocalChunks()
+        none.add(file: dir + "/missing.bin", known: ["other"], wanted: Set(wanted), chunker: chunker)
+        #expect(none.isEmpty)
+    }
+}
