@@ -76,8 +76,8 @@ struct JournalTests {
     }
 
     /// A committed move: local records take their new names; the old live base
-    /// records go (the mover adds back those the server confirmed).
-    @Test func aCommittedMoveRekeysLocalRecordsAndDropsOldBases() throws {
+    /// records become tombstones (the mover writes the new ones, `MoveRecords`).
+    @Test func aCommittedMoveRekeysLocalRecordsAndRetiresOldBases() throws {
         let (index, dir) = try Self.store()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var setup = IndexUpdate()
@@ -93,6 +93,7 @@ struct JournalTests {
         try index.record(folder: "f", move)
         #expect(try index.liveBase(folder: "f", under: "é/e").isEmpty)
         #expect(try index.liveBase(folder: "f", under: "d").isEmpty)
+        #expect(try index.baseRecord(folder: "f", path: "d/x")?.rev == 3, "a tombstone at the rev it had")
         #expect(try index.localRecord(folder: "f", path: "d/x") == nil)
         #expect(try index.baseRecord(folder: "f", path: "dx")?.contentHash == "h-dx", "a sibling with the same prefix stays")
         #expect(try index.localRecord(folder: "f", path: "é/e/sub/y")?.contentHash == "h-d/sub/y")

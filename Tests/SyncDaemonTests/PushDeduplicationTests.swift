@@ -50,19 +50,24 @@ struct PushDeduplicationTests {
     }
 }
 
-/// Which base records a committed directory move keeps, under their new names.
-struct MoveConfirmationTests {
-    static func base(_ path: String, rev: Int64) -> BaseRecord {
-        BaseRecord(path: path, kind: .file, rev: rev, contentHash: "h", deleted: false)
+/// The base records a committed directory move leaves on the mover.
+struct MoveRecordsTests {
+    static func base(_ path: String, rev: Int64, deleted: Bool = false) -> BaseRecord {
+        BaseRecord(path: path, kind: .file, rev: rev, contentHash: "h", deleted: deleted)
     }
 
-    @Test func onlyWhatTheServerMovedKeepsItsBase() {
-        let bases = [Self.base("d/a", rev: 3), Self.base("d/b", rev: 4), Self.base("d/é/c", rev: 5)]
-        // The server moved d/a at a newer rev (edited elsewhere), d/é/c as known, and
-        // d/new that this device never saw; d/b had been deleted there.
-        let moved = [MovedEntry(path: "d", rev: 1), MovedEntry(path: "d/a", rev: 9), MovedEntry(path: "d/é/c", rev: 5),
-                     MovedEntry(path: "d/new", rev: 7)]
-        let kept = Uploader.confirmedBelow(bases, moved: moved, from: "d", to: "x/y")
-        #expect(kept == [Self.base("x/y/a", rev: 3), Self.base("x/y/é/c", rev: 5)])
+    @Test func arrivalsAndDeparturesAtTheirRevisions() {
+        let known = [Self.base("d", rev: 1), Self.base("d/a", rev: 3), Self.base("d/b", rev: 4), Self.base("d/é/c", rev: 5)]
+        // The server moved d/a at a newer rev (edited elsewhere), d and d/é/c as known, and
+        // d/new that this device never saw; d/b had been deleted there. Revs 20…27.
+        let moved = [MovedEntry(path: "d", rev: 1), MovedEntry(path: "d/a", rev: 9), MovedEntry(path: "d/new", rev: 7),
+                     MovedEntry(path: "d/é/c", rev: 5)]
+        let bases = MoveRecords.bases(known: known, moved: moved, firstRev: 20, from: "d", to: "x/y")
+        #expect(bases == [
+            Self.base("d", rev: 27, deleted: true), Self.base("x/y", rev: 20),
+            // Newer there: keeps the known rev, so the feed brings rev 21's content.
+            Self.base("d/a", rev: 26, deleted: true), Self.base("x/y/a", rev: 3),
+            Self.base("d/é/c", rev: 24, deleted: true), Self.base("x/y/é/c", rev: 23),
+        ])
     }
 }

@@ -51,7 +51,7 @@ extension IndexStore {
 /// Writes of one push batch, applied in one transaction (one fsync for the lot).
 struct IndexUpdate: Sendable {
     /// Committed moves, applied first: local records at `from` and below take the
-    /// new name, live base records there go (see `rename`).
+    /// new name, live base records there become tombstones (see `rename`).
     var moves: [(from: String, to: String)] = []
     var locals: [LocalRecord] = []
     var removedLocals: [String] = []
@@ -105,7 +105,7 @@ extension IndexStore {
 
     /// A committed move: the local records at `from` and below it take the new
     /// name (they describe files that moved with it); the live base records
-    /// there are dropped: the mover re-adds those the server confirmed it moved.
+    /// there become tombstones: the mover writes the new bases (`MoveRecords`).
     private func rename(folder: String, from: String, to: String, in db: Database) throws {
         let under = "folder_id = ? AND (path = ? OR (path >= ? AND path < ?))"
         // substr/length count characters in both: the prefix is cut exactly.
@@ -116,6 +116,7 @@ extension IndexStore {
                 arguments: [to, from, folder, from, from + "/", from + "0"])
         }
         try db.execute(sql: "DELETE FROM base WHERE \(under)", arguments: [folder, to, to + "/", to + "0"])
-        try db.execute(sql: "DELETE FROM base WHERE \(under) AND deleted = 0", arguments: [folder, from, from + "/", from + "0"])
+        // Kept as tombstones at their revs: a stale feed entry for an old path finds it seen.
+        try db.execute(sql: "UPDATE base SET deleted = 1 WHERE \(under) AND deleted = 0", arguments: [folder, from, from + "/", from + "0"])
     }
 }

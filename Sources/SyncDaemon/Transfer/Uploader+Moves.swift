@@ -52,38 +52,19 @@ extension Uploader {
             }
             result.update.moves.append((move.from, move.to))
             if let local = move.change.local { result.update.locals.append(local) }
-            result.update.bases.append(
-                BaseRecord(path: move.to, kind: old.kind, rev: outcome.rev, contentHash: old.contentHash, deleted: false))
+            let known = old.kind == .directory ? liveBelow(move.from) : [old]
+            let bases = MoveRecords.bases(
+                known: known, moved: outcome.moved ?? [], firstRev: outcome.rev, from: move.from, to: move.to)
+            result.update.bases += bases
             result.outcomes[move.to] = .committed(rev: outcome.rev)
-            if old.kind == .directory {
-                let confirmed = Self.confirmedBelow(
-                    liveBelow(move.from).filter { $0.path != move.from }, moved: outcome.moved ?? [], from: move.from,
-                    to: move.to)
-                result.update.bases += confirmed
-                // Synced entries that are not in the new place on disk (deleted before or while
-                // it moved): their tombstones must follow.
-                result.followUps += confirmed.map(\.path).filter { path in
-                    if case .missing = FileStat.lstat(preparer.root + "/" + path) { return true }
-                    return false
-                }
+            // Synced entries that are not in the new place on disk (deleted before or while
+            // it moved): their tombstones must follow.
+            result.followUps += bases.filter { !$0.deleted && $0.path != move.to }.map(\.path).filter { path in
+                if case .missing = FileStat.lstat(preparer.root + "/" + path) { return true }
+                return false
             }
         }
         return result
-    }
-
-    /// The base records below a moved directory under their new names, for the
-    /// entries the server moved (at the rev this device knew, or a newer one the
-    /// feed then brings and plans against this base). A base the server did not
-    /// move is stale (deleted there meanwhile): dropped, so the op of its new path
-    /// pushes the file as new instead of trusting it is synced.
-    static func confirmedBelow(_ bases: [BaseRecord], moved: [MovedEntry], from: String, to: String) -> [BaseRecord] {
-        let onServer = Set(moved.map(\.path))
-        return bases.compactMap { base in
-            guard onServer.contains(base.path) else { return nil }
-            var moved = base
-            moved.path = to + String(decoding: base.path.utf8.dropFirst(from.utf8.count), as: UTF8.self)
-            return moved
-        }
     }
 
     /// The synced entries at and below `path` (none if the index cannot say: logged).
