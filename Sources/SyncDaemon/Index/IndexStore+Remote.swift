@@ -17,6 +17,22 @@ extension IndexStore {
         }
     }
 
+    /// Applies `update` only if the base record at `path` is still `expected`
+    /// (read and written in one transaction); else throws `changedMeanwhile`.
+    func record(folder: String, _ update: IndexUpdate, ifBase expected: BaseRecord?, at path: String) throws {
+        let applied: Bool = try pool.write { db in
+            let now = try Row.fetchOne(
+                db, sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path]
+            ).map(Self.base)
+            guard now == expected else { return false }
+            try apply(folder: folder, update, in: db)
+            return true
+        }
+        guard applied else {
+            throw MaterializeError(code: .changedMeanwhile, path: path, message: "its synced state changed while it was written")
+        }
+    }
+
     /// Puts back a path's records as they were (nil: none).
     func restore(folder: String, path: String, local: LocalRecord?, base: BaseRecord?) throws {
         var update = IndexUpdate()

@@ -121,7 +121,7 @@ struct RemoteApplier: Sendable {
             if entry.deleted { update.removedLocals.append(path) }
             try index.record(folder: folder, update)
         case .download:
-            try await materialize(entry, expected: stat)
+            try await materialize(entry, expected: stat, plannedBase: base)
         case .deleteLocal:
             try deleteLocal(entry, kind: view.kind ?? entry.kind, stamp: stamp, into: &outcome)
         case .keepLocalEdit:
@@ -186,20 +186,23 @@ struct RemoteApplier: Sendable {
         outcome.conflicts += 1
         try index.recordConflict(
             folder: folder, path: copy, remoteRev: entry.rev, localHash: localHash, remoteHash: entry.contentHash)
-        try await materialize(entry, expected: nil)
+        try await materialize(entry, expected: nil, plannedBase: try index.baseRecord(folder: folder, path: entry.path))
     }
 
-    func materialize(_ entry: WireEntry, expected: FileStat?) async throws {
+    /// Writes `entry` to disk and records it, unless the path's base changed
+    /// since it was planned against `plannedBase` (a push of this path landed
+    /// meanwhile): then it throws `changedMeanwhile` and is planned again.
+    func materialize(_ entry: WireEntry, expected: FileStat?, plannedBase: BaseRecord?) async throws {
         var update = IndexUpdate()
         update.bases.append(Self.base(entry))
         switch entry.kind {
         case .directory:
             update.locals.append(Self.local(entry, stat: try materializer.makeDirectory(entry.path, mode: entry.mode)))
-            try index.record(folder: folder, update)
+            try index.record(folder: folder, update, ifBase: plannedBase, at: entry.path)
         case .symlink:
             let stat = try materializer.makeSymlink(entry.path, target: entry.symlinkTarget ?? "", expected: expected)
             update.locals.append(Self.local(entry, stat: stat))
-            try index.record(folder: folder, update)
+            try index.record(folder: folder, update, ifBase: plannedBase, at: entry.path)
         case .file:
             let source = try index.localFile(folder: folder, contentHash: entry.contentHash).map(\.path)
             let localChunks = source == nil ? try reusableChunks(for: entry) : nil
@@ -216,7 +219,8 @@ struct RemoteApplier: Sendable {
                 fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) },
                 progress: { bytes in await progress.advance(path: path, by: bytes) },
                 beforeRename: { staged in
-                    try index.record(folder: folder, early.adding(local: Self.local(entry, stat: staged)))
+                    try index.record(
+                        folder: folder, early.adding(local: Self.local(entry, stat: staged)), ifBase: plannedBase, at: path)
                     recorded = true
                 })
                 final = written.stat

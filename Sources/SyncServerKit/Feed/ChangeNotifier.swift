@@ -23,7 +23,7 @@ actor ChangeNotifier {
         nextID += 1
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await self.park(folder: folder, id: id)
+                await self.park(folder: folder, beyond: rev, id: id)
                 return !Task.isCancelled
             }
             group.addTask {
@@ -39,10 +39,13 @@ actor ChangeNotifier {
     /// Number of parked requests (tests check nothing leaks).
     var parkedCount: Int { waiters.values.reduce(0) { $0 + $1.count } }
 
-    private func park(folder: String, id: UInt64) async {
+    /// Parks unless a commit beyond `rev` was published meanwhile: the actor
+    /// may have run a `publish` between `wait`'s first look and this child
+    /// task getting here, and that wake-up would be lost.
+    private func park(folder: String, beyond rev: Int64, id: UInt64) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                if Task.isCancelled {
+                if Task.isCancelled || (latest[folder] ?? 0) > rev {
                     continuation.resume()
                 } else {
                     waiters[folder, default: [:]][id] = continuation

@@ -64,6 +64,20 @@ struct LongPollTests {
         #expect(await notifier.wait(folder: "f", beyond: 2, timeout: .seconds(30)))
     }
 
+    /// A commit published while a waiter is between its first look and parking
+    /// still wakes it (the actor runs `publish` at that suspension point).
+    @Test func notifierDoesNotMissACommitDuringTheWait() async {
+        var missed = 0
+        for round in 0..<300 {
+            let notifier = ChangeNotifier()
+            async let woken = notifier.wait(folder: "f", beyond: 0, timeout: .seconds(2))
+            if round % 2 == 0 { await Task.yield() }
+            await notifier.publish(folder: "f", rev: 1)
+            if await !woken { missed += 1 }
+        }
+        #expect(missed == 0)
+    }
+
     @Test func notifierCancellationLeaksNothing() async throws {
         let notifier = ChangeNotifier()
         let waiter = Task { await notifier.wait(folder: "f", beyond: 0, timeout: .seconds(60)) }
