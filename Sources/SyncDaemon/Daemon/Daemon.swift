@@ -47,9 +47,10 @@ public enum Daemon {
         var folderLogger = logger
         folderLogger[metadataKey: "folder"] = "\(folder.id)"
         let progress = TransferProgress()
+        let openWrites = OpenWrites()
         let uploader = Uploader(
             folder: folder.id, index: index, remote: remote, preparer: Preparer(root: folder.path), progress: progress,
-            maxConcurrent: config.transfer.maxConcurrent, logger: folderLogger)
+            openWrites: openWrites, maxConcurrent: config.transfer.maxConcurrent, logger: folderLogger)
         let queue = TransferQueue(
             folder: folder.id, index: index, uploader: uploader,
             deleteGuard: DeleteGuard(maxFraction: folder.maxDeleteFraction), logger: folderLogger)
@@ -64,7 +65,8 @@ public enum Daemon {
             logger: folderLogger)
         return FolderEngine(
             config: folder, index: index, queue: queue, progress: progress, remote: remote, applier: applier,
-            excluded: excluded, trash: trash, trashRetention: config.daemon.trashRetention, logger: folderLogger)
+            excluded: excluded, trash: trash, trashRetention: config.daemon.trashRetention, openWrites: openWrites,
+            logger: folderLogger)
     }
 }
 

@@ -90,6 +90,7 @@ extension FolderEngine {
         let now = Date()
         let first = settleStarted[path] ?? now
         settleStarted[path] = first
+        openWrites.begin(path, at: now)
         if now.timeIntervalSince(first) >= Self.longestSettle {
             settleStarted[path] = now
             Task { await self.journal([path]) }
@@ -105,11 +106,13 @@ extension FolderEngine {
     private func settled(_ path: String) async {
         settling[path] = nil
         settleStarted[path] = nil
+        openWrites.end(path)
         await journal([path])
     }
 
     private func cancelSettle(_ path: String) {
         settleStarted[path] = nil
+        openWrites.end(path)
         settling.removeValue(forKey: path)?.cancel()
     }
 

@@ -38,6 +38,8 @@ public actor FolderEngine {
     var settling: [String: Task<Void, Never>] = [:]
     /// When each still-settling path was first seen changing.
     var settleStarted: [String: Date] = [:]
+    /// The same paths, for the uploader (which leaves them to their writer's close).
+    let openWrites: OpenWrites
     var feedError: FeedProblem?
     var pendingDownloads = 0
     /// The last feed page said more changes are waiting: not idle yet.
@@ -58,8 +60,9 @@ public actor FolderEngine {
     init(
         config: DaemonConfig.Folder, index: IndexStore, queue: TransferQueue, progress: TransferProgress,
         remote: RemoteClient, applier: RemoteApplier, excluded: [String], trash: Trash, trashRetention: Duration,
-        logger: Logger
+        openWrites: OpenWrites, logger: Logger
     ) {
+        self.openWrites = openWrites
         self.trash = trash
         self.trashRetention = trashRetention
         self.remote = remote

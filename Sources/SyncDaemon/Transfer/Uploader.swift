@@ -13,6 +13,8 @@ struct Uploader: Sendable {
     let remote: RemoteClient
     let preparer: Preparer
     let progress: TransferProgress
+    /// Files a writer still has open: left to the writer's close (see `OpenWrites`).
+    let openWrites: OpenWrites
     let maxConcurrent: Int
     let logger: Logger
     /// Small chunks go in batch requests of up to this many bytes.
@@ -21,7 +23,12 @@ struct Uploader: Sendable {
     /// `mayDelete` is asked before tombstones are sent (the delete-wave guard).
     func push(_ ops: [JournalOp], mayDelete: @Sendable (Int) async -> Bool = { _ in true }) async -> PushBatchResult {
         var result = PushBatchResult()
-        let paths = ops.map(\.path)
+        // Mid-write: the writer's close (or quiet time) journals the path again.
+        let writing = Set(ops.map(\.path).filter {
+            openWrites.isRecentlyOpen($0, window: FolderEngine.longestSettle)
+        })
+        for path in writing { result.outcomes[path] = .unchanged }
+        let paths = ops.map(\.path).filter { !writing.contains($0) }
         let records: (local: [String: LocalRecord], base: [String: BaseRecord])
         do {
             records = try index.records(folder: folder, paths: paths)
