@@ -17,14 +17,13 @@ public actor RemoteClient {
     public private(set) var deviceName: String?
     public private(set) var deviceId: String?
 
-    /// The process's HTTP client: a server that is down fails requests at once
-    /// (connection refused, or no connection within 5 s) instead of their being
-    /// held while the pool retries until each request's own deadline; the
-    /// engine's backoff decides when to try again.
+    /// The process's HTTP client. The pool retries a failed connection for at
+    /// most 5 s (its connect timeout) rather than until each request's own
+    /// deadline (up to 300 s for a chunk): a server that is down fails requests
+    /// within seconds, and the engine's backoff decides when to try again.
     public static let sharedHTTP: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(5)
-        configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
