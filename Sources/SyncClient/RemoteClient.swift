@@ -24,6 +24,7 @@ public actor RemoteClient {
     public static let sharedHTTP: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(5)
+        configuration.timeout.read = .seconds(90)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

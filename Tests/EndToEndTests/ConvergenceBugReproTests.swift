@@ -70,9 +70,17 @@ struct ConvergenceBugReproTests {
             try await eventually("v1 on the server", timeout: .seconds(60), poll: .milliseconds(2)) {
                 try await client.tree(folder: "docs")[z]?.contentHash == contentHash("v1")
             }
-            // While alpha downloads the big file, v2 is written and committed.
-            try await eventually("alpha downloads \(big)", timeout: .seconds(60), poll: .milliseconds(5)) {
-                try await Self.transferring(a, big)
+            // While alpha downloads the big file, v2 is written and committed. Under load the
+            // download may be over before we look (the file appears only when complete): then
+            // this round cannot open the window, and the next one tries.
+            var downloading = false
+            try await eventually("alpha downloads \(big), or has it", timeout: .seconds(60), poll: .milliseconds(5)) {
+                downloading = try await Self.transferring(a, big)
+                return downloading || FileManager.default.fileExists(atPath: a.path(big))
+            }
+            if !downloading {
+                print("round \(round): alpha had \(big) before the window could be caught; next round")
+                continue
             }
             try writeFile(a.path(z), "v2")
             try await eventually("v2 on the server", timeout: .seconds(60), poll: .milliseconds(5)) {
