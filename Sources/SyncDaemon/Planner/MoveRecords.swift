@@ -29,7 +29,7 @@ public enum MoveRecords {
             gone.deleted = true
             gone.rev = firstRev + 2 * n - 1 - i
             var arrived = base
-            arrived.path = to + String(decoding: base.path.utf8.dropFirst(from.utf8.count), as: UTF8.self)
+            arrived.path = RelativePath.moved(base.path, from: from, to: to)
             arrived.rev = serverRev == base.rev ? firstRev + i : base.rev
             out += [gone, arrived]
         }

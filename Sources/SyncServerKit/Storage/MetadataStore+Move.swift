@@ -27,7 +27,7 @@ extension CommitStatements {
                 arguments: [folder, from + "/", from + "0"])
         }
         let first = rev + 1
-        let targets = moving.map { change.path + String(decoding: $0.path.utf8.dropFirst(from.utf8.count), as: UTF8.self) }
+        let targets = moving.map { RelativePath.moved($0.path, from: from, to: change.path) }
         for (entry, target) in zip(moving, targets) {
             rev += 1
             try apply(

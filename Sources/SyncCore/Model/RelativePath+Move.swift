@@ -1,0 +1,8 @@
+extension RelativePath {
+    /// `path` (which is `from` or lies below it) with its `from` prefix replaced
+    /// by `to`: where an entry lands when `from` moves to `to`. Cut by UTF-8
+    /// bytes, so a name that begins with a combining mark keeps it.
+    public static func moved(_ path: String, from: String, to: String) -> String {
+        to + String(decoding: path.utf8.dropFirst(from.utf8.count), as: UTF8.self)
+    }
+}
