@@ -87,7 +87,45 @@ struct FolderCommand: AsyncParsableCommand {
 
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Manage devices.", subcommands: [Add.self])
+        commandName: "device", abstract: "Manage devices.", subcommands: [Add.self, List.self, Revoke.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the devices.", discussion: "Columns: id, name, folders, state (active or revoked).")
+
+        @OptionGroup var options: ConfigOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                Output.line("ID\tNAME\tFOLDERS\tSTATE")
+                for d in try await admin.devices() {
+                    Output.line("\(d.id)\t\(d.name)\t\(d.folders.joined(separator: ","))\t\(d.revoked ? "revoked" : "active")")
+                }
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a device: its credential and current access tokens stop working at once.",
+            discussion: """
+                Takes effect immediately, also on a server that is running: the device's next request is \
+                refused with 401. Its history stays. Give the device's id when several share the name.
+                """)
+
+        @Argument(help: ArgumentHelp("The device's name or id.", valueName: "NAME"))
+        var device: String
+        @OptionGroup var options: ConfigOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let revoked = try await admin.revokeDevice(device)
+                Output.error("revoked device \(revoked.name) (\(revoked.id))")
+            }
+        }
+    }
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

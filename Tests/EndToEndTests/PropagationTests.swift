@@ -1,4 +1,5 @@
 import Foundation
+import SyncClient
 import SyncCore
 import Testing
 
@@ -117,22 +118,24 @@ struct PropagationTests {
 
 extension PropagationTests {
     /// Another client commits a name no Linux file system can hold (a 300-byte
-    /// component): the device reports it in status and keeps syncing the rest.
-    @Test func aNameThatCannotExistHereIsReported() async throws {
+    /// component): the server refuses it (names are at most 255 bytes, docs/protocol.md)
+    /// and the devices keep syncing the rest.
+    @Test func aNameThatCannotExistHereIsRefused() async throws {
         let two = try await TwoDevices.start("long-name")
         defer { two.stop() }
         let long = "dir-" + String(repeating: "x", count: 300)
         let client = two.server.client(credential: two.credentialA)
-        let response = try await client.commit(folder: "docs", changes: [
-            CommitChange(
-                path: long, baseRev: 0, kind: .directory, size: 0, mtimeNs: 0, mode: 0o755, chunks: [],
-                contentHash: Self.dir, deleted: false)
-        ])
-        #expect(response.results.first?.status == .ok)
-        try writeFile(two.a.path("after.txt"), "still syncing")
-        try await eventually("beta reports the name it cannot create") {
-            try await two.b.status()?.errors.contains { $0.path == long && $0.message.contains("too long") } == true
+        do {
+            _ = try await client.commit(folder: "docs", changes: [
+                CommitChange(
+                    path: long, baseRev: 0, kind: .directory, size: 0, mtimeNs: 0, mode: 0o755, chunks: [],
+                    contentHash: Self.dir, deleted: false)
+            ])
+            Issue.record("a 300-byte name was accepted")
+        } catch {
+            #expect(error.status == 400 && error.message.contains("255"), "\(error)")
         }
+        try writeFile(two.a.path("after.txt"), "still syncing")
         try await eventually("beta still gets the other file") {
             FileManager.default.contents(atPath: two.b.path("after.txt")) == Data("still syncing".utf8)
         }

@@ -60,7 +60,7 @@ struct LocalChunksTests {
         try Data(old).write(to: URL(fileURLWithPath: dir + "/v.bin"))
 
         var found = LocalChunks()
-        found.add(file: dir + "/v.bin", known: oldChunks, wanted: Set(wanted), chunker: chunker)
+        found.add(file: "v.bin", in: FolderRoot(dir), known: oldChunks, wanted: Set(wanted), chunker: chunker)
         #expect(Set(found.refs.keys) == shared)
         for hash in shared { #expect(found.bytes(of: hash).map(Hashing.sha256Hex) == hash) }
         // The file changed since: a chunk that no longer matches is not used.
@@ -70,7 +70,7 @@ struct LocalChunksTests {
         #expect(shared.allSatisfy { found.bytes(of: $0) == nil })
         // A record that shares nothing is not even read.
         var none = LocalChunks()
-        none.add(file: dir + "/missing.bin", known: ["other"], wanted: Set(wanted), chunker: chunker)
+        none.add(file: "missing.bin", in: FolderRoot(dir), known: ["other"], wanted: Set(wanted), chunker: chunker)
         #expect(none.isEmpty)
     }
 }

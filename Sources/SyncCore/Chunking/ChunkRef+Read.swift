@@ -1,12 +1,9 @@
 import Glibc
 
 extension ChunkRef {
-    /// This chunk's bytes as the file at `fullPath` holds them now, or nil if
-    /// it cannot be opened or is shorter. Callers verify the hash when it matters.
-    public func read(from fullPath: String) -> [UInt8]? {
-        let fd = open(fullPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+    /// This chunk's bytes as the open file `fd` holds them now, or nil if it
+    /// is shorter or cannot be read. Callers verify the hash when it matters.
+    public func read(fd: Int32) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: length)
         var filled = 0
         while filled < length {

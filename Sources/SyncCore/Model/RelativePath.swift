@@ -10,12 +10,21 @@ public struct RelativePath: Hashable, Comparable, Sendable, CustomStringConverti
         guard !raw.isEmpty else { throw PathError(path: raw, reason: "empty path") }
         guard !raw.utf8.contains(0) else { throw PathError(path: raw, reason: "contains NUL") }
         guard !raw.hasPrefix("/") else { throw PathError(path: raw, reason: "absolute path") }
+        guard raw.utf8.count <= EntryLimits.maxPathBytes * 4 else {
+            throw PathError(path: String(raw.prefix(64)) + "…", reason: "longer than \(EntryLimits.maxPathBytes) bytes")
+        }
         let normalized = raw.precomposedStringWithCanonicalMapping
+        guard normalized.utf8.count <= EntryLimits.maxPathBytes else {
+            throw PathError(path: String(raw.prefix(64)) + "…", reason: "longer than \(EntryLimits.maxPathBytes) bytes")
+        }
         for segment in normalized.split(separator: "/", omittingEmptySubsequences: false) {
             switch segment {
             case "": throw PathError(path: raw, reason: "empty path segment")
             case ".", "..": throw PathError(path: raw, reason: "'\(segment)' segment")
-            default: continue
+            default:
+                guard segment.utf8.count <= EntryLimits.maxNameBytes else {
+                    throw PathError(path: raw, reason: "a name longer than \(EntryLimits.maxNameBytes) bytes")
+                }
             }
         }
         self.string = normalized

@@ -49,7 +49,7 @@ public enum Daemon {
         let progress = TransferProgress()
         let openWrites = OpenWrites()
         let uploader = Uploader(
-            folder: folder.id, index: index, remote: remote, preparer: Preparer(root: folder.path), progress: progress,
+            folder: folder.id, index: index, remote: remote, preparer: Preparer(folder: FolderRoot(folder.path)), progress: progress,
             openWrites: openWrites, maxConcurrent: config.transfer.maxConcurrent, logger: folderLogger)
         let queue = TransferQueue(
             folder: folder.id, index: index, uploader: uploader,

@@ -25,13 +25,20 @@ extension FolderEngine {
     }
 
     private func renameToNFC(_ current: String, target: String) {
-        var st = stat()
-        if lstat(root + "/" + target, &st) == 0 {
+        let folder = FolderRoot(root)
+        if case .found = folder.lstat(target) {
             nameProblems[current] = "\(current): another file already has this name in Unicode NFC (\(target)); "
                 + "rename one of them to sync it"
             return
         }
-        guard rename(root + "/" + current, root + "/" + target) == 0 else {
+        let renamed: Int32
+        do {
+            renamed = try folder.parent(of: current).rename(to: folder.parent(of: target))
+        } catch {
+            nameProblems[current] = "\(current): cannot rename to its NFC form: \(error)"
+            return
+        }
+        guard renamed == 0 else {
             if errno != ENOENT { nameProblems[current] = "\(current): cannot rename to its NFC form: \(String(cString: strerror(errno)))" }
             return
         }

@@ -98,13 +98,12 @@ public actor FolderEngine {
     @discardableResult
     func reloadIgnoreFile() -> Bool {
         var patterns = IgnoreRules.defaults + config.ignore
-        let file = root + "/" + IgnoreRules.fileName
-        if FileManager.default.fileExists(atPath: file) {
-            do {
-                patterns += try String(contentsOfFile: file, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
-            } catch {
-                logger.error("cannot read \(IgnoreRules.fileName); using the config's rules only", metadata: ["error": "\(error)"])
+        do {
+            if let text = try IgnoreRules.readFile(in: FolderRoot(root)) {
+                patterns += text.split(whereSeparator: \.isNewline).map(String.init)
             }
+        } catch {
+            logger.error("cannot read \(IgnoreRules.fileName); using the config's rules only", metadata: ["error": "\(error)"])
         }
         let rules = IgnoreRules(patterns: patterns)
         defer { ignore = rules }

@@ -7,43 +7,57 @@ import SyncCore
 /// from disk (and verified) instead of fetched. A candidate file is chunked
 /// only when its last known chunk list shares chunks with the download.
 struct LocalChunks: Sendable {
-    struct Located: Sendable {
-        var fullPath: String
+    struct Found: Sendable {
+        var path: String
         var ref: ChunkRef
     }
 
-    private(set) var refs: [String: Located] = [:]
+    private(set) var refs: [String: Found] = [:]
     /// The files chunks are taken from, for the log.
     private(set) var files: [String] = []
 
     var isEmpty: Bool { refs.isEmpty }
 
-    /// Adds the chunks of `wanted` that the file at `fullPath` holds, if its
-    /// record (`known`, its last known chunk list) says it shares any not yet found.
-    mutating func add(file fullPath: String, known: [String], wanted: Set<String>, chunker: FileChunker) {
+    private(set) var folder: FolderRoot?
+
+    /// Adds the chunks of `wanted` that the file at `path` (beneath `folder`)
+    /// holds, if its record (`known`, its last known chunk list) says it shares
+    /// any not yet found.
+    mutating func add(file path: String, in folder: FolderRoot, known: [String], wanted: Set<String>, chunker: FileChunker) {
         guard known.contains(where: { wanted.contains($0) && refs[$0] == nil }) else { return }
-        let fd = open(fullPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return }
+        self.folder = folder
+        let fd: Int32
+        do {
+            fd = try folder.open(path, flags: O_RDONLY)
+        } catch {
+            return  // gone or unreachable now: those chunks are fetched instead
+        }
         defer { close(fd) }
         let chunked: ChunkedFile
         do {
-            chunked = try chunker.chunk(fd: fd, path: fullPath)
+            chunked = try chunker.chunk(fd: fd, path: path)
         } catch {
             return  // unreadable now: those chunks are fetched instead
         }
         var found = false
         for ref in chunked.chunks where wanted.contains(ref.hash) && refs[ref.hash] == nil {
-            refs[ref.hash] = Located(fullPath: fullPath, ref: ref)
+            refs[ref.hash] = Found(path: path, ref: ref)
             found = true
         }
-        if found { files.append(fullPath) }
+        if found { files.append(path) }
     }
 
     /// The bytes of chunk `hash` from a local file, if it still holds them.
     func bytes(of hash: String) -> [UInt8]? {
-        guard let located = refs[hash], let bytes = located.ref.read(from: located.fullPath),
-            Hashing.sha256Hex(bytes) == hash
-        else { return nil }
+        guard let located = refs[hash], let folder else { return nil }
+        let fd: Int32
+        do {
+            fd = try folder.open(located.path, flags: O_RDONLY)
+        } catch {
+            return nil  // gone meanwhile: fetched instead
+        }
+        defer { close(fd) }
+        guard let bytes = located.ref.read(fd: fd), Hashing.sha256Hex(bytes) == hash else { return nil }
         return bytes
     }
 }

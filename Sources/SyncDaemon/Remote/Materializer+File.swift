@@ -17,18 +17,22 @@ extension Materializer {
         beforeRename: (FileStat) throws -> Void
     ) async throws -> (stat: FileStat, fetched: Int64) {
         let path = entry.path
-        try ensureParent(of: path)
-        let staging = stagingPath(for: path)
-        let fd = open(staging, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw MaterializeError.io("create staging file", path) }
+        let target = try locate(path, create: true)
+        let staging = target.sibling(Self.stagingName())
+        let fd: Int32
+        do {
+            fd = try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+        } catch {
+            throw MaterializeError(error)
+        }
         var keep = false
         defer {
             close(fd)
-            if !keep { unlink(staging) }
+            if !keep { unlinkat(staging.directory.fd, staging.name, 0) }
         }
         var copied = false
         var fetched: Int64 = 0
-        if let copySource { copied = copy(from: full(copySource), to: fd, expecting: entry) }
+        if let copySource { copied = copy(from: copySource, to: fd, expecting: entry) }
         if !copied {
             guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw MaterializeError.io("truncate", path) }
             for hash in entry.chunks {
@@ -46,7 +50,7 @@ extension Materializer {
                 await progress(Int64(bytes.count))
             }
         }
-        guard fchmod(fd, mode_t(entry.mode & 0o7777 == 0 ? 0o644 : entry.mode & 0o7777)) == 0 else {
+        guard fchmod(fd, Self.safeMode(entry.mode, fallback: 0o644)) == 0 else {
             throw MaterializeError.io("chmod", path)
         }
         var times = Self.times(mtimeNs: entry.mtimeNs)
@@ -55,15 +59,15 @@ extension Materializer {
         guard let staged = FileStat.fstat(fd), staged.size == entry.size else {
             throw MaterializeError(code: .hashMismatch, path: path, message: "assembled size differs from the entry's")
         }
-        try checkUnchanged(path, expected: expected)
+        try checkUnchanged(target, expected: expected)
         try beforeRename(staged)
-        guard rename(staging, full(path)) == 0 else {
+        guard staging.rename(to: target) == 0 else {
             // Its directory went away meanwhile (moved or deleted here): plan again.
             if errno == ENOENT { throw MaterializeError(code: .changedMeanwhile, path: path, message: "its directory went away") }
             throw MaterializeError.io("rename into place", path)
         }
         keep = true
-        guard case .found(let final) = FileStat.lstat(full(path)) else { throw MaterializeError.io("stat", path) }
+        guard case .found(let final) = target.lstat() else { throw MaterializeError.io("stat", path) }
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
         let same = final.inode == staged.inode && final.size == staged.size && final.mtimeNs == staged.mtimeNs
@@ -72,8 +76,12 @@ extension Materializer {
 
     /// Copies a local file with the same content; false if it turned out different.
     private func copy(from source: String, to fd: Int32, expecting entry: WireEntry) -> Bool {
-        let src = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard src >= 0 else { return false }
+        let src: Int32
+        do {
+            src = try folder.open(source, flags: O_RDONLY)
+        } catch {
+            return false  // gone, or not reachable without a symlink: the chunks are fetched instead
+        }
         defer { close(src) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {

@@ -179,9 +179,7 @@ struct RemoteApplier: Sendable {
     /// too), then puts the remote version at the path.
     private func resolveConflict(_ entry: WireEntry, localHash: String, device: String, into outcome: inout Outcome) async throws {
         let copy = ConflictName.make(for: entry.path, device: device, at: Date())
-        guard rename(materializer.full(entry.path), materializer.full(copy)) == 0 else {
-            throw MaterializeError.io("rename to conflict copy", entry.path)
-        }
+        try materializer.rename(entry.path, to: copy)
         outcome.pushes.append(copy)
         outcome.conflicts += 1
         try index.recordConflict(
@@ -258,7 +256,7 @@ struct RemoteApplier: Sendable {
         var found = LocalChunks()
         for path in named + candidates.keys.filter({ !named.contains($0) }).sorted() {
             guard let record = candidates[path], record.kind == .file else { continue }
-            found.add(file: materializer.full(path), known: record.chunks, wanted: wanted, chunker: materializer.chunker)
+            found.add(file: path, in: materializer.folder, known: record.chunks, wanted: wanted, chunker: materializer.chunker)
             if found.refs.count == wanted.count { break }
         }
         return found.isEmpty ? nil : found

@@ -27,9 +27,21 @@ public struct Scanner: Sendable {
     /// Scans `relative` (nil = the root) and everything below it. Unreadable
     /// subdirectories are reported in `errors`, the rest of the walk goes on.
     public func scan(below relative: String? = nil) throws(ScanError) -> (items: [ScannedItem], errors: [ScanError]) {
-        let start = relative.map { root + "/" + $0 } ?? root
-        let fd = open(start, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw ScanError(path: start, errno: errno) }
+        // Reached beneath the root without following a symlink, like every other path.
+        let start: DirectoryHandle
+        do {
+            start = try FolderRoot(root).openDirectory(relative)
+        } catch {
+            let code: Int32
+            switch error.code {
+            case .io(let e): code = e
+            case .symlinkInPath, .invalidPath: code = ELOOP
+            case .notADirectory: code = ENOTDIR
+            }
+            throw ScanError(path: relative.map { root + "/" + $0 } ?? root, errno: code)
+        }
+        let fd = dup(start.fd)
+        guard fd >= 0 else { throw ScanError(path: relative.map { root + "/" + $0 } ?? root, errno: errno) }
         var items: [ScannedItem] = []
         var errors: [ScanError] = []
         walk(fd: fd, prefix: relative, into: &items, errors: &errors)

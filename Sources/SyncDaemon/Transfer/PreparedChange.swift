@@ -14,7 +14,7 @@ enum ChunkSource: Sendable {
     /// Small files keep their bytes from the hashing read.
     case memory([UInt8], [ChunkRef])
     /// Large files are read again chunk by chunk (and re-verified).
-    case file(fullPath: String, [ChunkRef])
+    case file(path: String, in: FolderRoot, [ChunkRef])
 }
 
 /// What preparing a path decided.

@@ -10,7 +10,7 @@ extension Preparer {
         -> PreparedChange?
     {
         guard let baseFrom, !baseFrom.deleted, base.map(\.deleted) ?? true,
-            case .found(let stat) = FileStat.lstat(root + "/" + path), stat.kind == baseFrom.kind
+            case .found(let stat) = folder.lstat(path), stat.kind == baseFrom.kind
         else { return nil }
         let local: LocalRecord
         if stat.kind == .directory {

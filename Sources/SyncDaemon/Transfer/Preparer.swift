@@ -5,7 +5,7 @@ import SyncCore
 /// Reads a path's current state and decides what, if anything, to commit.
 /// Runs off the actors (plain synchronous file I/O), one call per path.
 struct Preparer: Sendable {
-    let root: String
+    let folder: FolderRoot
     let chunker = FileChunker()
     /// Files up to this size are kept in memory between hashing and upload.
     let inMemoryLimit: Int64 = 4 << 20
@@ -13,31 +13,49 @@ struct Preparer: Sendable {
     func prepare(path: String, local: LocalRecord?, base: BaseRecord?, liveBelow: () throws -> [BaseRecord]) rethrows
         -> Preparation
     {
-        let full = root + "/" + path
-        switch FileStat.lstat(full) {
+        // Beneath the root, no symlink followed: a path below a symlink is not in the folder.
+        switch folder.lstat(path) {
         case .missing:
-            let live = try liveBelow()
-            guard !live.isEmpty else { return .unchanged(local: nil, removeLocalUnder: path) }
-            // Children before their directory.
-            let tombstones = live.sorted { $0.path > $1.path }.map { b in
-                PreparedChange(
-                    change: CommitChange(
-                        path: b.path, baseRev: b.rev, kind: b.kind, size: 0, mtimeNs: 0, mode: 0, chunks: [],
-                        contentHash: b.contentHash, deleted: true),
-                    local: nil, source: .none)
-            }
+            let tombstones = try Self.tombstones(liveBelow())
+            guard !tombstones.isEmpty else { return .unchanged(local: nil, removeLocalUnder: path) }
             return .change(tombstones)
         case .unsupported:
             return .failed("not a regular file, directory or symlink: not synced")
         case .failed(let code):
             return .failed("cannot stat: \(String(cString: strerror(code)))")
         case .found(let stat):
+            let prepared: Preparation
             switch stat.kind {
             case .directory: return prepareDirectory(path: path, stat: stat, base: base)
-            case .symlink: return prepareSymlink(path: path, full: full, stat: stat, base: base)
-            case .file: return prepareFile(path: path, full: full, stat: stat, local: local, base: base)
+            case .symlink: prepared = prepareSymlink(path: path, stat: stat, base: base)
+            case .file: prepared = prepareFile(path: path, stat: stat, local: local, base: base)
             }
+            // A directory replaced by a file or symlink: what the server has below it
+            // goes in the same commit, before it (nothing may live below a symlink).
+            guard case .change(let changes) = prepared, base?.kind == .directory, base?.deleted == false else {
+                return prepared
+            }
+            return .change(try Self.tombstones(liveBelow()) + changes)
         }
+    }
+
+    /// Tombstones for `live` (what the server holds below a path), children before their directory.
+    static func tombstones(_ live: [BaseRecord]) -> [PreparedChange] {
+        live.sorted { $0.path > $1.path }.map { b in
+            PreparedChange(
+                change: CommitChange(
+                    path: b.path, baseRev: b.rev, kind: b.kind, size: 0, mtimeNs: 0, mode: 0, chunks: [],
+                    contentHash: b.contentHash, deleted: true),
+                local: nil, source: .none)
+        }
+    }
+
+    /// The permission bits sent: setuid and setgid never leave the device.
+    static func sentMode(_ mode: UInt32) -> UInt32 { mode & EntryLimits.modeMask }
+
+    /// The mtime sent, within the range the server takes.
+    static func sentMtime(_ mtimeNs: Int64) -> Int64 {
+        min(max(mtimeNs, EntryLimits.mtimeNs.lowerBound), EntryLimits.mtimeNs.upperBound)
     }
 
     private func isLive(_ base: BaseRecord?, kind: EntryKind, hash: String) -> Bool {
@@ -53,16 +71,18 @@ struct Preparer: Sendable {
         if isLive(base, kind: .directory, hash: hash) { return .unchanged(local: local, removeLocalUnder: nil) }
         return .change([PreparedChange(
             change: CommitChange(
-                path: path, baseRev: base?.rev ?? 0, kind: .directory, size: 0, mtimeNs: stat.mtimeNs, mode: stat.mode,
+                path: path, baseRev: base?.rev ?? 0, kind: .directory, size: 0, mtimeNs: Self.sentMtime(stat.mtimeNs), mode: Self.sentMode(stat.mode),
                 chunks: [], contentHash: hash, deleted: false),
             local: local, source: .none)])
     }
 
-    private func prepareSymlink(path: String, full: String, stat: FileStat, base: BaseRecord?) -> Preparation {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink(full, &buffer, buffer.count - 1)
-        guard n >= 0 else { return .failed("cannot read link: \(String(cString: strerror(errno)))") }
-        let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    private func prepareSymlink(path: String, stat: FileStat, base: BaseRecord?) -> Preparation {
+        let target: String
+        do {
+            target = try folder.parent(of: path).readLink()
+        } catch {
+            return .failed("cannot read link: \(error)")
+        }
         let hash = Hashing.sha256Hex(Array(target.utf8))
         let local = LocalRecord(
             path: path, kind: .symlink, inode: stat.inode, size: 0, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs,
@@ -70,22 +90,25 @@ struct Preparer: Sendable {
         if isLive(base, kind: .symlink, hash: hash) { return .unchanged(local: local, removeLocalUnder: nil) }
         return .change([PreparedChange(
             change: CommitChange(
-                path: path, baseRev: base?.rev ?? 0, kind: .symlink, size: 0, mtimeNs: stat.mtimeNs, mode: stat.mode,
+                path: path, baseRev: base?.rev ?? 0, kind: .symlink, size: 0, mtimeNs: Self.sentMtime(stat.mtimeNs), mode: Self.sentMode(stat.mode),
                 chunks: [], contentHash: hash, deleted: false, symlinkTarget: target),
             local: local, source: .none)])
     }
 
-    private func prepareFile(path: String, full: String, stat: FileStat, local: LocalRecord?, base: BaseRecord?)
+    private func prepareFile(path: String, stat: FileStat, local: LocalRecord?, base: BaseRecord?)
         -> Preparation
     {
         // stat unchanged since we last hashed it, and the server has that content: nothing to read.
         if let local, local.matches(stat), isLive(base, kind: .file, hash: local.contentHash) {
             return .unchanged(local: local, removeLocalUnder: nil)
         }
-        let fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { return .unstable }
-            return .failed("cannot open: \(String(cString: strerror(errno)))")
+        let fd: Int32
+        do {
+            fd = try folder.open(path, flags: O_RDONLY)
+        } catch {
+            // Gone or replaced (by a symlink, too) since the stat: look again shortly.
+            if error.code == .io(ENOENT) || error.code == .symlinkInPath || error.code == .notADirectory { return .unstable }
+            return .failed("cannot open: \(error)")
         }
         defer { close(fd) }
         guard let before = FileStat.fstat(fd) else { return .failed("cannot stat open file") }
@@ -93,11 +116,11 @@ struct Preparer: Sendable {
         let chunked: ChunkedFile
         do {
             if before.size <= inMemoryLimit {
-                let all = try Self.readAll(fd: fd, path: full, expected: Int(before.size))
+                let all = try Self.readAll(fd: fd, path: path, expected: Int(before.size))
                 bytes = all
                 chunked = chunker.chunk(bytes: all)
             } else {
-                chunked = try chunker.chunk(fd: fd, path: full)
+                chunked = try chunker.chunk(fd: fd, path: path)
             }
         } catch {
             return .failed("\(error)")
@@ -109,11 +132,11 @@ struct Preparer: Sendable {
             ctimeNs: after.ctimeNs, mode: after.mode, contentHash: chunked.contentHash,
             chunks: chunked.chunks.map(\.hash), symlinkTarget: nil)
         if isLive(base, kind: .file, hash: chunked.contentHash) { return .unchanged(local: record, removeLocalUnder: nil) }
-        let source: ChunkSource = bytes.map { .memory($0, chunked.chunks) } ?? .file(fullPath: full, chunked.chunks)
+        let source: ChunkSource = bytes.map { .memory($0, chunked.chunks) } ?? .file(path: path, in: folder, chunked.chunks)
         return .change([PreparedChange(
             change: CommitChange(
-                path: path, baseRev: base?.rev ?? 0, kind: .file, size: chunked.size, mtimeNs: after.mtimeNs,
-                mode: after.mode, chunks: record.chunks, contentHash: chunked.contentHash, deleted: false),
+                path: path, baseRev: base?.rev ?? 0, kind: .file, size: chunked.size, mtimeNs: Self.sentMtime(after.mtimeNs),
+                mode: Self.sentMode(after.mode), chunks: record.chunks, contentHash: chunked.contentHash, deleted: false),
             local: record, source: source)])
     }
 

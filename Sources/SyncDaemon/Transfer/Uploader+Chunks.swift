@@ -20,7 +20,7 @@ extension Uploader {
             for prepared in list {
                 switch prepared.source {
                 case .none: continue
-                case .memory(_, let refs), .file(_, let refs):
+                case .memory(_, let refs), .file(_, _, let refs):
                     for ref in refs where wanted[ref.hash] == nil {
                         wanted[ref.hash] = Pending(
                             hash: ref.hash, owner: owner, length: ref.length, source: prepared.source, offset: ref.offset)
@@ -118,8 +118,15 @@ extension Uploader {
             let end = Int(p.offset) + p.length
             guard end <= all.count else { return nil }
             return Array(all[Int(p.offset)..<end])
-        case .file(let fullPath, _):
-            return ChunkRef(hash: p.hash, offset: p.offset, length: p.length).read(from: fullPath)
+        case .file(let path, let folder, _):
+            let fd: Int32
+            do {
+                fd = try folder.open(path, flags: O_RDONLY)
+            } catch {
+                return nil  // gone or replaced meanwhile: the owner is torn and prepared again
+            }
+            defer { close(fd) }
+            return ChunkRef(hash: p.hash, offset: p.offset, length: p.length).read(fd: fd)
         }
     }
 }

@@ -60,7 +60,7 @@ extension Uploader {
             // Synced entries that are not in the new place on disk (deleted before or while
             // it moved): their tombstones must follow.
             result.followUps += bases.filter { !$0.deleted && $0.path != move.to }.map(\.path).filter { path in
-                if case .missing = FileStat.lstat(preparer.root + "/" + path) { return true }
+                if case .missing = preparer.folder.lstat(path) { return true }
                 return false
             }
         }

@@ -35,8 +35,43 @@ public struct ServerAdmin: Sendable {
         return credential.string
     }
 
+    /// A device as the operator sees it.
+    public struct DeviceInfo: Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var folders: [String]
+        public var revoked: Bool
+    }
+
+    /// Every device, by name.
+    public func devices() async throws -> [DeviceInfo] {
+        try await metadata.devices().map {
+            DeviceInfo(id: $0.id, name: $0.name, folders: $0.folders, revoked: $0.revokedAt != nil)
+        }
+    }
+
+    /// Revokes the device named `nameOrID` (its name, or its id when names are
+    /// shared): its credential is refused from now on and every request with
+    /// a token it already holds gets 401, also on a server that is running.
+    @discardableResult
+    public func revokeDevice(_ nameOrID: String, now: Date = Date()) async throws -> DeviceInfo {
+        let all = try await devices()
+        let matches = all.filter { $0.id == nameOrID }.isEmpty ? all.filter { $0.name == nameOrID } : all.filter { $0.id == nameOrID }
+        guard let device = matches.first else { throw APIError.notFound("no device named '\(nameOrID)'") }
+        guard matches.count == 1 else {
+            throw APIError(
+                .invalidArgument, status: .badRequest,
+                "\(matches.count) devices are named '\(nameOrID)'; give one of their ids: "
+                    + matches.map(\.id).joined(separator: ", "))
+        }
+        try await metadata.revokeDevice(id: device.id, at: Int64(now.timeIntervalSince1970))
+        var revoked = device
+        revoked.revoked = true
+        return revoked
+    }
+
     /// Grants an existing device access to an existing folder (idempotent).
-    /// Takes effect at the device's next token exchange.
+    /// Takes effect at the device's next request.
     public func grant(device: String, folder: String) async throws {
         try await metadata.grant(device: device, folder: folder)
     }

@@ -22,7 +22,7 @@ struct AuthRoutes {
         let device = try await metadata.device(id: credential.deviceID)
         // Hash even for unknown devices, so timing does not tell which ids exist.
         let presented = credential.secretHash
-        guard let device, ConstantTime.equals(presented, device.secretHash) else {
+        guard let device, ConstantTime.equals(presented, device.secretHash), device.revokedAt == nil else {
             context.logger.notice("rejected credential", metadata: ["device": "\(credential.deviceID)"])
             throw APIError.unauthorized("invalid credential")
         }

@@ -2,7 +2,7 @@
 struct DeviceSession: Sendable, Equatable {
     var deviceID: String
     var deviceName: String
-    /// Folders granted when the token was issued (grant changes apply to the next token).
+    /// Folders granted, as read from the metadata on each request.
     var folders: Set<String>
 }
 
@@ -40,6 +40,11 @@ actor TokenStore {
             return nil
         }
         return issued.session
+    }
+
+    /// Forgets every token of `device`.
+    func revoke(device: String) {
+        tokens = tokens.filter { $0.value.session.deviceID != device }
     }
 
     var count: Int { tokens.count }

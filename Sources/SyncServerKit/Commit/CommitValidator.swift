@@ -4,7 +4,7 @@ import SyncCore
 /// rejects the request (`invalid_path`, `bad_request`, `missing_chunks`).
 enum CommitValidator {
     static let maxChanges = 100_000
-    static let maxPathBytes = 4096
+    static let maxPathBytes = EntryLimits.maxPathBytes
 
     struct Checked: Sendable {
         /// The changes with NFC-normalized paths.
@@ -72,7 +72,17 @@ enum CommitValidator {
         }
         let at = "\(label) \(change.path)"
         guard change.baseRev >= 0 else { throw .badRequest("\(at): base_rev must be >= 0") }
-        guard change.size >= 0 else { throw .badRequest("\(at): size must be >= 0") }
+        guard (0...EntryLimits.maxFileSize).contains(change.size) else {
+            throw .badRequest("\(at): size must be between 0 and \(EntryLimits.maxFileSize)")
+        }
+        guard change.mode & ~EntryLimits.modeMask == 0 else {
+            throw .badRequest(
+                "\(at): mode \(String(change.mode, radix: 8)) (octal) has bits outside 1777: setuid, setgid and file-type bits are refused")
+        }
+        guard EntryLimits.mtimeNs.contains(change.mtimeNs) else {
+            throw .badRequest(
+                "\(at): mtime_ns \(change.mtimeNs) is outside \(EntryLimits.mtimeNs.lowerBound)...\(EntryLimits.mtimeNs.upperBound) (years 1900-2255)")
+        }
         if let bad = change.chunks.first(where: { !Hashing.isValidHex($0) }) {
             throw .badRequest("\(at): not a chunk hash: \(bad.debugDescription)")
         }
@@ -89,8 +99,11 @@ enum CommitValidator {
             }
         case .symlink:
             guard let target = change.symlinkTarget, !target.isEmpty, !target.utf8.contains(0),
-                target.utf8.count <= maxPathBytes
-            else { throw .badRequest("\(at): a symlink needs a non-empty symlink_target without NUL") }
+                target.utf8.count <= EntryLimits.maxSymlinkTargetBytes
+            else {
+                throw .badRequest(
+                    "\(at): symlink_target must be 1-\(EntryLimits.maxSymlinkTargetBytes) bytes without NUL")
+            }
             guard change.chunks.isEmpty else { throw .badRequest("\(at): a symlink has no chunks") }
             guard change.contentHash == Hashing.sha256Hex(Array(target.utf8)) else {
                 throw .badRequest("\(at): content_hash of a symlink must be SHA-256 of its target")

@@ -14,9 +14,14 @@ extension MetadataStore {
             let now = Self.nowSeconds()
             var results: [CommitResult] = []
             results.reserveCapacity(changes.count)
+            var touched: [(path: String, kind: EntryKind)] = []
             for change in changes {
                 if let from = change.moveFrom {
-                    results.append(try statements.move(change, from: from, folder: folder, rev: &rev, device: device, now: now))
+                    let result = try statements.move(change, from: from, folder: folder, rev: &rev, device: device, now: now)
+                    results.append(result)
+                    if result.status == .ok {
+                        touched += try statements.liveEntries(at: change.path, folder: folder).map { ($0.path, $0.kind) }
+                    }
                     continue
                 }
                 // Only rev and deleted decide; the whole entry is read for conflicts only.
@@ -31,7 +36,9 @@ extension MetadataStore {
                 rev += 1
                 try statements.apply(change, folder: folder, rev: rev, device: device, now: now)
                 results.append(CommitResult(path: change.path, status: .ok, rev: rev))
+                if !change.deleted { touched.append((change.path, change.kind)) }
             }
+            try statements.checkNothingBelowSymlinks(touched: touched, folder: folder)
             try db.execute(sql: "UPDATE folders SET rev = ? WHERE id = ?", arguments: [rev, folder])
             return CommitResponse(results: results, folderRev: rev)
         }

@@ -6,16 +6,53 @@ struct DeviceRecord: Sendable, Equatable {
     var name: String
     var secretHash: String
     var folders: [String]
+    /// When it was revoked (seconds since 1970), nil while it may sync.
+    var revokedAt: Int64? = nil
 }
 
 extension MetadataStore {
     func device(id: String) async throws -> DeviceRecord? {
         try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT name, secret_hash FROM devices WHERE id = ?", arguments: [id])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT name, secret_hash, revoked_at FROM devices WHERE id = ?", arguments: [id])
             else { return nil }
             let folders = try String.fetchAll(
                 db, sql: "SELECT folder_id FROM grants WHERE device_id = ? ORDER BY folder_id", arguments: [id])
-            return DeviceRecord(id: id, name: row[0], secretHash: row[1], folders: folders)
+            return DeviceRecord(id: id, name: row[0], secretHash: row[1], folders: folders, revokedAt: row[2])
+        }
+    }
+
+    /// The folders a device may use now; nil when it does not exist or was
+    /// revoked. Read on every request, so a revocation bites at once, also one
+    /// made by another process (`sync-server device revoke`).
+    func activeGrants(device id: String) async throws -> Set<String>? {
+        try await pool.read { db in
+            let state = try Row.fetchOne(db, sql: "SELECT revoked_at FROM devices WHERE id = ?", arguments: [id])
+            guard let state, state[0] as Int64? == nil else { return nil }
+            return Set(try String.fetchAll(db, sql: "SELECT folder_id FROM grants WHERE device_id = ?", arguments: [id]))
+        }
+    }
+
+    /// Every device, by name then id.
+    func devices() async throws -> [DeviceRecord] {
+        try await pool.read { db in
+            let grants = Dictionary(
+                grouping: try Row.fetchAll(db, sql: "SELECT device_id, folder_id FROM grants ORDER BY folder_id"),
+                by: { $0[0] as String })
+            return try Row.fetchAll(db, sql: "SELECT id, name, secret_hash, revoked_at FROM devices ORDER BY name, id").map {
+                DeviceRecord(
+                    id: $0[0], name: $0[1], secretHash: $0[2], folders: (grants[$0[0]] ?? []).map { $0[1] },
+                    revokedAt: $0[3])
+            }
+        }
+    }
+
+    /// Marks the device revoked (idempotent); its credential and tokens stop working at once.
+    func revokeDevice(id: String, at seconds: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE devices SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [seconds, id])
         }
     }
 

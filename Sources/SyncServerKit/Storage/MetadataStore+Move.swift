@@ -44,6 +44,15 @@ extension CommitStatements {
             path: change.path, status: .ok, rev: first, moved: moving.map { MovedEntry(path: $0.path, rev: $0.rev) })
     }
 
+    /// The live entries at `path` and below it.
+    func liveEntries(at path: String, folder: String) throws -> [WireEntry] {
+        let statement = try db.cachedStatement(sql: """
+            SELECT \(EntryColumns.select) FROM entries
+            WHERE folder_id = ? AND deleted = 0 AND (path = ? OR (path >= ? AND path < ?))
+            """)
+        return try EntryColumns.fetchAll(statement, arguments: [folder, path, path + "/", path + "0"])
+    }
+
     /// A live entry at `path` or below it: the destination of a move must be free.
     private func occupant(of path: String, folder: String) throws -> WireEntry? {
         let statement = try db.cachedStatement(sql: """

@@ -16,6 +16,10 @@ enum Migrations {
                 ALTER TABLE versions ADD COLUMN moved_to TEXT;
                 """)
         }
+        migrator.registerMigration("v3-device-revocation") { db in
+            // A revoked device keeps its row (history names it) but is refused at once.
+            try db.execute(sql: "ALTER TABLE devices ADD COLUMN revoked_at INTEGER")
+        }
         return migrator
     }
 

@@ -92,18 +92,6 @@ struct AuthTests {
         }
     }
 
-    @Test func grantTakesEffectAtNextToken() async throws {
-        try await Fixture.with { fixture in
-            try await fixture.server.makeApplication().test(.router) { client in
-                let before = try await client.token(fixture.credential)
-                try await fixture.server.admin.grant(device: fixture.deviceID, folder: Fixture.privateFolder)
-                #expect(try await client.changes(token: before, folder: Fixture.privateFolder).status == .forbidden)
-                let after = try await client.token(fixture.credential)
-                #expect(try await client.changes(token: after, folder: Fixture.privateFolder).status == .ok)
-            }
-        }
-    }
-
     @Test func healthNeedsNoTokenAndUnknownRouteIsJSON404() async throws {
         try await Fixture.with { fixture in
             try await fixture.server.makeApplication().test(.router) { client in

@@ -10,7 +10,7 @@ struct MigrationTests {
         let dir = try TemporaryDirectory.make()
         defer { TemporaryDirectory.remove(dir) }
         let store = try MetadataStore(path: dir + "/metadata.sqlite")
-        #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves"])
+        #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves", "v3-device-revocation"])
         let tables = try await store.pool.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }

@@ -1,0 +1,169 @@
+import Glibc
+import SyncCore
+
+/// A directory that every file operation of a folder stays beneath.
+///
+/// Paths are resolved from a directory fd of the root one component at a
+/// time with `O_NOFOLLOW | O_DIRECTORY`: a symlink (or anything that is not a
+/// directory) in any parent component stops the walk, so nothing a remote
+/// entry names can lead outside the root. The root path itself is the user's
+/// choice and may be reached through symlinks. See docs/decisions/0007.
+struct FolderRoot: Sendable {
+    let path: String
+
+    init(_ path: String) { self.path = path }
+
+    /// The directory holding `relative`'s last component, opened without
+    /// following a symlink anywhere below the root; with `create`, missing
+    /// directories are made (mode 0755) on the way.
+    func parent(of relative: String, create: Bool = false) throws(ContainmentError) -> Located {
+        let components = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard let last = components.last, !relative.isEmpty, !relative.hasPrefix("/"),
+            !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
+        else { throw ContainmentError(code: .invalidPath, path: relative, component: relative) }
+        var dir = try openRoot(for: relative)
+        var walked = ""
+        for component in components.dropLast() {
+            walked = walked.isEmpty ? String(component) : walked + "/" + component
+            dir = try dir.descend(into: String(component), create: create, walked: walked, relative: relative)
+        }
+        return Located(directory: dir, name: String(last), relative: relative)
+    }
+
+    /// The root itself (following the user's own symlinks to it, if any).
+    func openRoot(for relative: String = "") throws(ContainmentError) -> DirectoryHandle {
+        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ContainmentError(code: .io(errno), path: relative, component: path) }
+        return DirectoryHandle(fd: fd)
+    }
+
+    /// lstat of `relative`; `.missing` also when a parent is missing, not a
+    /// directory or a symlink (nothing below a symlink is part of the folder).
+    func lstat(_ relative: String) -> FileStat.Lookup {
+        let located: Located
+        do {
+            located = try parent(of: relative)
+        } catch {
+            if case .io(let code) = error.code, code != ENOENT { return .failed(errno: code) }
+            return .missing
+        }
+        return located.lstat()
+    }
+
+    /// Opens `relative` itself (never a symlink: `O_NOFOLLOW` on the last component too).
+    func open(_ relative: String, flags: Int32, mode: mode_t = 0) throws(ContainmentError) -> Int32 {
+        try parent(of: relative).open(flags: flags, mode: mode)
+    }
+
+    /// A directory below the root (`relative` nil or empty = the root), opened without following symlinks.
+    func openDirectory(_ relative: String?) throws(ContainmentError) -> DirectoryHandle {
+        guard let relative, !relative.isEmpty else { return try openRoot() }
+        let located = try parent(of: relative)
+        return try located.directory.descend(into: located.name, create: false, walked: relative, relative: relative)
+    }
+}
+
+/// An open directory fd, closed when the last reference goes.
+final class DirectoryHandle: Sendable {
+    let fd: Int32
+    init(fd: Int32) { self.fd = fd }
+    deinit { close(fd) }
+
+    /// Opens the child directory `name`; a symlink or non-directory there is refused.
+    func descend(into name: String, create: Bool, walked: String, relative: String) throws(ContainmentError)
+        -> DirectoryHandle
+    {
+        var fd = openat(self.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT && create {
+            if mkdirat(self.fd, name, 0o755) != 0 && errno != EEXIST {
+                throw ContainmentError(code: .io(errno), path: relative, component: walked)
+            }
+            fd = openat(self.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        }
+        guard fd >= 0 else {
+            let code = errno
+            guard code == ELOOP || code == ENOTDIR else {
+                throw ContainmentError(code: .io(code), path: relative, component: walked)
+            }
+            var st = stat()
+            let isLink = fstatat(self.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mode & S_IFMT == S_IFLNK
+            throw ContainmentError(code: isLink ? .symlinkInPath : .notADirectory, path: relative, component: walked)
+        }
+        return DirectoryHandle(fd: fd)
+    }
+}
+
+/// One name inside an open directory: every operation on it is an `*at` call
+/// that does not follow a symlink at the name itself.
+struct Located: Sendable {
+    let directory: DirectoryHandle
+    let name: String
+    /// The path relative to the root, for messages.
+    let relative: String
+
+    func lstat() -> FileStat.Lookup {
+        var st = stat()
+        if fstatat(directory.fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+            return errno == ENOENT || errno == ENOTDIR ? .missing : .failed(errno: errno)
+        }
+        guard let s = FileStat(st) else { return .unsupported }
+        return .found(s)
+    }
+
+    func open(flags: Int32, mode: mode_t = 0) throws(ContainmentError) -> Int32 {
+        let fd = openat(directory.fd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else {
+            let code = errno
+            throw ContainmentError(code: code == ELOOP ? .symlinkInPath : .io(code), path: relative, component: relative)
+        }
+        return fd
+    }
+
+    func readLink() throws(ContainmentError) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlinkat(directory.fd, name, &buffer, buffer.count - 1)
+        guard n >= 0 else { throw ContainmentError(code: .io(errno), path: relative, component: relative) }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A sibling name in the same directory (staging files, conflict copies).
+    func sibling(_ other: String) -> Located {
+        let slash = relative.lastIndex(of: "/").map { String(relative[...$0]) } ?? ""
+        return Located(directory: directory, name: other, relative: slash + other)
+    }
+
+    /// renameat from here to `target` (both already resolved beneath their roots).
+    func rename(to target: Located) -> Int32 {
+        renameat(directory.fd, name, target.directory.fd, target.name)
+    }
+}
+
+/// Why a path could not be resolved beneath the root.
+struct ContainmentError: Error, Sendable, CustomStringConvertible {
+    enum Code: Sendable, Equatable {
+        /// A parent component is a symlink: refused, nothing is written through it.
+        case symlinkInPath
+        /// A parent component is a file (or other non-directory).
+        case notADirectory
+        case invalidPath
+        case io(Int32)
+    }
+
+    var code: Code
+    /// The path asked for, relative to the root.
+    var path: String
+    /// The component where resolution stopped.
+    var component: String
+
+    var isRefusal: Bool { code == .symlinkInPath || code == .invalidPath }
+
+    var description: String {
+        switch code {
+        case .symlinkInPath:
+            return "\(path): refused: \(component) is a symbolic link; nothing is written through it"
+        case .notADirectory: return "\(path): \(component) is not a directory"
+        case .invalidPath: return "\(path): refused: not a valid relative path"
+        case .io(let code): return "\(path): \(component): \(String(cString: strerror(code)))"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Glibc
+import SyncCore
+
+extension Materializer {
+    /// Moves a removed file or symlink into the trash (kept for the retention
+    /// period), beneath `<trashRoot>/<stamp>/` by the same no-symlink rule; a
+    /// directory is removed only when it is empty.
+    func moveToTrash(_ path: String, kind: EntryKind, stamp: String) throws(MaterializeError) {
+        let source: Located
+        do {
+            source = try folder.parent(of: path)
+        } catch {
+            // Its parent is gone, or is not a directory we may enter: nothing of ours to remove.
+            if case .io(let code) = error.code, code != ENOENT { throw MaterializeError(error) }
+            return
+        }
+        if kind == .directory {
+            if unlinkat(source.directory.fd, source.name, AT_REMOVEDIR) != 0 {
+                if errno == ENOENT { return }
+                if errno == ENOTEMPTY || errno == EEXIST {
+                    throw MaterializeError(code: .notEmpty, path: path, message: "directory not empty")
+                }
+                throw .io("rmdir", path)
+            }
+            return
+        }
+        let bin = trashRoot + "/" + stamp
+        do {
+            try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        } catch {
+            throw MaterializeError(code: .io, path: path, message: "cannot create trash directory: \(error)")
+        }
+        let destination: Located
+        do {
+            destination = try FolderRoot(bin).parent(of: path, create: true)
+        } catch {
+            throw MaterializeError(code: .io, path: path, message: "cannot create trash directory: \(error)")
+        }
+        if source.rename(to: destination) == 0 { return }
+        if errno == ENOENT { return }
+        guard errno == EXDEV else { throw .io("move to trash", path) }
+        try copyAcrossDevices(source, to: destination)
+        guard unlinkat(source.directory.fd, source.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
+    }
+
+    /// The trash is on another file system: copy the file or link, never following it.
+    private func copyAcrossDevices(_ source: Located, to destination: Located) throws(MaterializeError) {
+        let path = source.relative
+        guard case .found(let stat) = source.lstat() else { return }
+        if stat.kind == .symlink {
+            let target: String
+            do { target = try source.readLink() } catch { throw MaterializeError(error) }
+            guard symlinkat(target, destination.directory.fd, destination.name) == 0 else { throw .io("copy to trash", path) }
+            return
+        }
+        let input: Int32
+        let output: Int32
+        do {
+            input = try source.open(flags: O_RDONLY)
+        } catch {
+            throw MaterializeError(error)
+        }
+        defer { close(input) }
+        do {
+            output = try destination.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+        } catch {
+            throw MaterializeError(error)
+        }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw .io("read for trash", path) }
+            if n == 0 { break }
+            try writeAll(output, Array(buffer[0..<n]), path: path)
+        }
+        guard fsync(output) == 0 else { throw .io("fsync trash copy", path) }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Glibc
+import SyncCore
+import Testing
+
+@testable import SyncDaemon
+
+/// Nothing a remote entry names may touch a file outside the folder: every
+/// path is resolved beneath the root without following a symlink, on real
+/// directories with real symlinks pointing out of the folder.
+struct ContainmentTests {
+    /// A folder `<dir>/folder` with `esc-abs → <dir>/outside` (absolute),
+    /// `esc-up → ..` and `real/` (a plain directory), and the trash beside it.
+    struct Layout {
+        let dir: String
+        var folder: String { dir + "/folder" }
+        var outside: String { dir + "/outside" }
+        var trash: String { dir + "/trash" }
+        var materializer: Materializer { Materializer(root: folder, trashRoot: trash) }
+
+        init() throws {
+            dir = NSTemporaryDirectory() + "syncd-contain-\(UUID().uuidString.prefix(8))"
+            for d in [dir + "/folder/real", dir + "/outside"] {
+                try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+            }
+            try FileManager.default.createSymbolicLink(atPath: folder + "/esc-abs", withDestinationPath: outside)
+            try FileManager.default.createSymbolicLink(atPath: folder + "/esc-up", withDestinationPath: "..")
+        }
+
+        /// Everything in the outside directory and next to the folder, recursively.
+        func outsideContents() throws -> [String] {
+            let inOutside = try FileManager.default.subpathsOfDirectory(atPath: outside)
+            let beside = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0 != "folder" && $0 != "outside" }
+            return inOutside + beside
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: dir) }
+    }
+
+    static func fileEntry(_ path: String, bytes: [UInt8], mode: UInt32 = 0o644, mtimeNs: Int64 = 1_700_000_000_000_000_000)
+        -> WireEntry
+    {
+        let chunked = FileChunker().chunk(bytes: bytes)
+        return WireEntry(
+            path: path, kind: .file, size: chunked.size, mtimeNs: mtimeNs, mode: mode, chunks: chunked.chunks.map(\.hash),
+            contentHash: chunked.contentHash, deleted: false, rev: 1)
+    }
+
+    static func write(_ entry: WireEntry, bytes: [UInt8], with materializer: Materializer, expected: FileStat? = nil)
+        async throws -> FileStat
+    {
+        try await materializer.writeFile(
+            entry, expected: expected, copySource: nil, localChunks: nil, fetch: { _ in bytes }, progress: { _ in },
+            beforeRename: { _ in }
+        ).stat
+    }
+
+    static func refusal(_ body: () async throws -> Void) async -> MaterializeError? {
+        do {
+            try await body()
+            return nil
+        } catch let error as MaterializeError {
+            return error
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return nil
+        }
+    }
+
+    @Test(arguments: ["esc-abs/pwned.txt", "esc-up/pwned.txt", "esc-abs/deeper/pwned.txt", "real/../esc-up/pwned.txt"])
+    func aFileBelowASymlinkIsRefusedAndNothingIsWrittenOutside(path: String) async throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        let bytes = Array("owned\n".utf8)
+        let error = await Self.refusal {
+            _ = try await Self.write(Self.fileEntry(path, bytes: bytes), bytes: bytes, with: layout.materializer)
+        }
+        #expect(error?.code == .refused, "got \(String(describing: error))")
+        #expect(try layout.outsideContents().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: layout.folder + "/real/pwned.txt"))
+    }
+
+    @Test func directoriesSymlinksRenamesAndTrashBelowASymlinkAreRefused() async throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        let m = layout.materializer
+        #expect(await Self.refusal { _ = try m.makeDirectory("esc-abs/sub", mode: 0o755) }?.code == .refused)
+        #expect(await Self.refusal { _ = try m.makeDirectory("esc-up/sub", mode: 0o755) }?.code == .refused)
+        #expect(await Self.refusal { _ = try m.makeSymlink("esc-abs/link", target: "/etc/passwd", expected: nil) }?.code == .refused)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: layout.folder + "/real/mine.txt"))
+        #expect(await Self.refusal { try m.rename("real/mine.txt", to: "esc-abs/mine.txt") }?.code == .refused)
+        // A file outside, reached through the link, is not moved into the trash.
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: layout.outside + "/keep.txt"))
+        try m.moveToTrash("esc-abs/keep.txt", kind: .file, stamp: "20260101-000000-000")
+        #expect(FileManager.default.fileExists(atPath: layout.outside + "/keep.txt"))
+        // What is below a symlink does not exist as far as the folder is concerned.
+        #expect(try m.inspect("esc-abs/keep.txt", record: nil).view == .absent)
+        #expect(FolderRoot(layout.folder).lstat("esc-abs/keep.txt") == .missing)
+        #expect(try layout.outsideContents() == ["keep.txt"])
+    }
+
+    @Test func theSymlinkItselfIsReplacedNotFollowed() async throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        // A remote file at the symlink's own path replaces the link; the target is untouched.
+        let bytes = Array("plain file now\n".utf8)
+        guard case .found(let link) = FolderRoot(layout.folder).lstat("esc-abs"), link.kind == .symlink else {
+            Issue.record("esc-abs should be a symlink")
+            return
+        }
+        _ = try await Self.write(Self.fileEntry("esc-abs", bytes: bytes), bytes: bytes, with: layout.materializer, expected: link)
+        var st = stat()
+        #expect(lstat(layout.folder + "/esc-abs", &st) == 0 && st.st_mode & S_IFMT == S_IFREG)
+        #expect(try layout.outsideContents().isEmpty)
+    }
+
+    @Test func setuidAndSetgidBitsAreNeverSet() async throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        let bytes = Array("#!/bin/sh\n".utf8)
+        let stat = try await Self.write(Self.fileEntry("real/tool", bytes: bytes, mode: 0o6755), bytes: bytes, with: layout.materializer)
+        #expect(stat.mode == 0o755)
+        let dir = try layout.materializer.makeDirectory("real/shared", mode: 0o3777)
+        #expect(dir.mode & 0o6000 == 0)
+    }
+
+    @Test(arguments: [Int64.min, Int64.max, -1, -1_500_000_001])
+    func anyMtimeLandsAsAValidTime(mtimeNs: Int64) async throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        let bytes = Array("t".utf8)
+        let stat = try await Self.write(Self.fileEntry("real/t", bytes: bytes, mtimeNs: mtimeNs), bytes: bytes, with: layout.materializer)
+        let clamped = min(max(mtimeNs, EntryLimits.mtimeNs.lowerBound), EntryLimits.mtimeNs.upperBound)
+        if abs(clamped) < 1 << 31 * 1_000_000_000 {
+            #expect(stat.mtimeNs == clamped)
+        } else {
+            // The file system may clamp further (ext4 with small inodes: 1901-2038); the direction holds.
+            #expect(stat.mtimeNs.signum() == clamped.signum())
+        }
+    }
+
+    @Test func scansAndPreparationsDoNotGoBelowASymlink() throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: layout.outside + "/secret.txt"))
+        let scanner = Scanner(root: layout.folder, skip: { _, _ in false })
+        #expect(throws: ScanError.self) { try scanner.scan(below: "esc-abs") }
+        #expect(try scanner.scan().items.map(\.path).sorted() == ["esc-abs", "esc-up", "real"])
+        let preparer = Preparer(folder: FolderRoot(layout.folder))
+        let prepared = preparer.prepare(path: "esc-abs/secret.txt", local: nil, base: nil, liveBelow: { [] })
+        guard case .unchanged(nil, "esc-abs/secret.txt") = prepared else {
+            Issue.record("a path below a symlink must read as gone, got \(prepared)")
+            return
+        }
+        // A .syncignore that is a symlink is not read through.
+        try FileManager.default.createSymbolicLink(atPath: layout.folder + "/.syncignore", withDestinationPath: layout.outside + "/secret.txt")
+        #expect(throws: ContainmentError.self) { _ = try IgnoreRules.readFile(in: FolderRoot(layout.folder)) }
+    }
+
+    @Test func aDirectoryReplacedByASymlinkCommitsTheTombstonesBelowIt() throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        let preparer = Preparer(folder: FolderRoot(layout.folder))
+        let base = BaseRecord(path: "esc-abs", kind: .directory, rev: 3, contentHash: Hashing.contentHash(chunks: []), deleted: false)
+        let below = BaseRecord(path: "esc-abs/a.txt", kind: .file, rev: 4, contentHash: "h", deleted: false)
+        guard case .change(let changes) = preparer.prepare(path: "esc-abs", local: nil, base: base, liveBelow: { [below] }) else {
+            Issue.record("expected a change")
+            return
+        }
+        #expect(changes.map(\.change.path) == ["esc-abs/a.txt", "esc-abs"])
+        #expect(changes.map(\.change.deleted) == [true, false])
+        #expect(changes.last?.change.kind == .symlink)
+    }
+}
