@@ -16,7 +16,7 @@ struct ServerApplication {
         AuthRoutes(metadata: server.metadata, tokens: server.tokens, tokenLifetime: server.settings.tokenLifetime)
             .register(on: router)
 
-        let folder = router.group("/v1/folders/{folder}").add(middleware: AuthMiddleware(tokens: server.tokens, metadata: server.metadata))
+        let folder = router.group("/v1/folders/{folder}").add(middleware: AuthMiddleware(tokens: server.tokens, metadata: server.metadata, inFlight: server.inFlight))
         ChunkRoutes(chunks: server.chunks).register(on: folder)
         CommitRoutes(metadata: server.metadata, chunks: server.chunks, notifier: server.notifier).register(on: folder)
         FeedRoutes(metadata: server.metadata, notifier: server.notifier).register(on: folder)

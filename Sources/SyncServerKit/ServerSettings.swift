@@ -11,19 +11,29 @@ public struct ServerSettings: Sendable, Equatable {
     public var retention: Duration
     /// Lifetime of the access tokens handed out by `POST /v1/auth/token`.
     public var tokenLifetime: Duration
+    /// A connection that sends nothing for this long while a request is being
+    /// read (a stalled or short body), or between requests, is closed.
+    public var idleTimeout: Duration
+    /// Requests one device may have in progress at once (long-polls included);
+    /// more are answered `429 too_many_requests`.
+    public var maxRequestsPerDevice: Int
 
     public init(
         host: String = "127.0.0.1",
         port: Int = 8417,
         dataDir: String,
         retention: Duration = .seconds(30 * 86_400),
-        tokenLifetime: Duration = .seconds(3600)
+        tokenLifetime: Duration = .seconds(3600),
+        idleTimeout: Duration = .seconds(10),
+        maxRequestsPerDevice: Int = 64
     ) {
         self.host = host
         self.port = port
         self.dataDir = dataDir
         self.retention = retention
         self.tokenLifetime = tokenLifetime
+        self.idleTimeout = idleTimeout
+        self.maxRequestsPerDevice = maxRequestsPerDevice
     }
 
     var metadataPath: String { dataDir + "/metadata.sqlite" }

@@ -31,6 +31,7 @@ public final class SyncServer: Sendable {
     let chunks: ChunkStore
     let tokens: TokenStore
     let notifier: ChangeNotifier
+    let inFlight: DeviceRequestLimiter
     let logger: Logger
 
     public init(settings: ServerSettings, logger: Logger) throws {
@@ -42,6 +43,7 @@ public final class SyncServer: Sendable {
         self.admin = ServerAdmin(metadata: metadata)
         self.tokens = TokenStore(lifetime: settings.tokenLifetime)
         self.notifier = ChangeNotifier()
+        self.inFlight = DeviceRequestLimiter(limit: settings.maxRequestsPerDevice)
     }
 
     /// The Hummingbird application (router, retention service), not yet running.
@@ -52,8 +54,11 @@ public final class SyncServer: Sendable {
     ) -> some ApplicationProtocol {
         let host = settings.host
         let requestedPort = settings.port
+        let idle = TimeAmount.nanoseconds(
+            settings.idleTimeout.components.seconds * 1_000_000_000 + settings.idleTimeout.components.attoseconds / 1_000_000_000)
         return Application(
             router: ServerApplication(server: self).buildRouter(),
+            server: .http1(configuration: .init(idleTimeout: idle)),
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             services: [RetentionService(admin: admin, retention: settings.retention, logger: logger)],
             onServerRunning: { channel in

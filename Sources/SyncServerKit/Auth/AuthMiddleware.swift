@@ -7,6 +7,7 @@ struct AuthMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
     let tokens: TokenStore
     let metadata: MetadataStore
+    let inFlight: DeviceRequestLimiter
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -30,6 +31,20 @@ struct AuthMiddleware: RouterMiddleware {
         session.folders = folders
         var context = context
         context.session = session
-        return try await next(request, context)
+        guard await inFlight.enter(session.deviceID) else {
+            throw APIError(
+                .init(rawValue: "too_many_requests"), status: .tooManyRequests,
+                "more than \(inFlight.limit) requests of this device in progress; retry later",
+                headers: [.retryAfter: "1"])
+        }
+        let device = session.deviceID
+        do {
+            let response = try await next(request, context)
+            await inFlight.leave(device)
+            return response
+        } catch {
+            await inFlight.leave(device)
+            throw error
+        }
     }
 }

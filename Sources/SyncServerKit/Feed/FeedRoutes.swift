@@ -41,6 +41,7 @@ struct FeedRoutes {
 
     func history(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let folder = try context.grantedFolder()
+        try request.requireWellFormedQuery()
         guard let raw = request.uri.queryParameters.get("path") else {
             throw APIError.badRequest("query parameter 'path' is required")
         }
