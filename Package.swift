@@ -108,6 +108,7 @@ let package = Package(
             dependencies: [
                 "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
     ]
