@@ -45,7 +45,7 @@ struct LiveServer {
     var auth: [String: String] { ["Authorization": "Bearer \(token)"] }
 }
 
-/// One TCP connection to the server, driven byte by byte, off the cooperative pool.
+/// One TCP connection to the server, driven byte by byte, on a thread of its own.
 enum RawConnection {
     struct Failure: Error, CustomStringConvertible {
         var message: String
@@ -75,12 +75,15 @@ enum RawConnection {
     static func exchange(port: Int, _ bytes: [UInt8], readTimeout: Duration = .seconds(10), untilClosed: Bool = false)
         async throws -> Exchange
     {
+        // A thread of its own: blocking GCD workers would starve the in-process server's
+        // executor (libdispatch on Linux adds threads only about once a second).
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            let thread = Thread {
                 continuation.resume(with: Result {
                     try blocking(port: port, bytes, readTimeout: readTimeout, untilClosed: untilClosed)
                 })
             }
+            thread.start()
         }
     }
 
