@@ -5,8 +5,9 @@ import Testing
 @testable import SyncServerKit
 
 /// Malformed framing, stalled and oversized bodies, and one client holding
-/// many requests: each gets a 4xx or a closed connection within seconds,
-/// never a 500 or a connection the server holds open.
+/// many requests: each gets a 4xx or a closed connection, never a 500 or a
+/// connection the server holds open. (Bounds are loose, 20 s, because this
+/// process runs other suites at once; a held connection would last 30 s+.)
 @Suite("HTTP edges")
 struct HTTPEdgeTests {
     static let hash = String(repeating: "ab", count: 32)
@@ -19,9 +20,9 @@ struct HTTPEdgeTests {
             headers["Transfer-Encoding"] = "chunked"
             let method = path.hasSuffix("missing") ? "POST" : "PUT"
             let bytes = RawConnection.request(method, path, headers: headers) + Array("zz-not-hex\r\nabc\r\n".utf8)
-            let answer = try await RawConnection.exchange(port: server.port, bytes, untilClosed: true)
+            let answer = try await RawConnection.exchange(port: server.port, bytes, readTimeout: .seconds(30), untilClosed: true)
             #expect(answer.status == 400, "\(answer.text)")
-            #expect(answer.closed && answer.elapsed < .seconds(5))
+            #expect(answer.closed && answer.elapsed < .seconds(20))
         }
         await server.stop()
     }
@@ -32,9 +33,9 @@ struct HTTPEdgeTests {
             var headers = server.auth
             headers["Content-Length"] = "1000"
             let bytes = RawConnection.request("POST", "/v1/folders/docs/commit", headers: headers) + Array("{\"chan".utf8)
-            let answer = try await RawConnection.exchange(port: server.port, bytes, untilClosed: true)
+            let answer = try await RawConnection.exchange(port: server.port, bytes, readTimeout: .seconds(30), untilClosed: true)
             #expect(answer.closed, "the connection must be closed, got \(answer.text)")
-            #expect(answer.elapsed < .seconds(5))
+            #expect(answer.elapsed < .seconds(20))
             #expect(answer.status.map { $0 < 500 } ?? true, "\(answer.text)")
         }
         await server.stop()
@@ -47,16 +48,16 @@ struct HTTPEdgeTests {
             let unauthenticated = RawConnection.request(
                 "PUT", "/v1/folders/docs/chunks/" + Self.hash, headers: ["Content-Length": "100000000"])
                 + [UInt8](repeating: 0x41, count: 4096)
-            let refused = try await RawConnection.exchange(port: server.port, unauthenticated, untilClosed: true)
+            let refused = try await RawConnection.exchange(port: server.port, unauthenticated, readTimeout: .seconds(30), untilClosed: true)
             #expect(refused.status == 401, "\(refused.text)")
-            #expect(refused.closed && refused.elapsed < .seconds(5), "\(refused.elapsed)")
+            #expect(refused.closed && refused.elapsed < .seconds(20), "\(refused.elapsed)")
             var headers = server.auth
             headers["Content-Length"] = "100000000"
             let tooLarge = RawConnection.request("PUT", "/v1/folders/docs/chunks/" + Self.hash, headers: headers)
                 + [UInt8](repeating: 0x41, count: 4096)
-            let answer = try await RawConnection.exchange(port: server.port, tooLarge, untilClosed: true)
+            let answer = try await RawConnection.exchange(port: server.port, tooLarge, readTimeout: .seconds(30), untilClosed: true)
             #expect(answer.status == 413, "\(answer.text)")
-            #expect(answer.closed && answer.elapsed < .seconds(5), "\(answer.elapsed)")
+            #expect(answer.closed && answer.elapsed < .seconds(20), "\(answer.elapsed)")
         }
         await server.stop()
     }
@@ -86,7 +87,7 @@ struct HTTPEdgeTests {
             #expect(answers.compactMap(\.status).sorted() == [200, 200, 429], "\(answers.map(\.text))")
             let refused = answers.first { $0.status == 429 }
             #expect(refused?.text.contains("too_many_requests") == true)
-            #expect(refused.map { $0.elapsed < .seconds(2) } == true, "refused at once, not after waiting")
+            #expect(refused.map { $0.elapsed < .seconds(3) } == true, "refused at once, not after the 4 s wait")
             let after = try await RawConnection.exchange(
                 port: server.port, RawConnection.request("GET", "/v1/folders/docs/changes?since=0", headers: server.auth))
             #expect(after.status == 200, "the share is given back when requests end")

@@ -7,8 +7,9 @@ import Testing
 /// Seeded fuzz of every /v1 endpoint over real sockets: mutated JSON, wrong
 /// types, huge and negative numbers, `..`, absolute paths, NUL, bad escapes,
 /// lying Content-Length, broken chunked framing, wrong chunk bytes, with and
-/// without a token. Every request is answered below 500 or closed within
-/// seconds, and the server is alive at the end. Bounded: a few thousand
+/// without a token. Every request is answered below 500 or closed (30 s
+/// bound: the suite shares this process with every other test), and the
+/// server is alive at the end. Bounded: a few thousand
 /// requests, a fixed seed set (`FUZZ_SEED` adds one, printed for replay).
 @Suite("HTTP fuzz", .serialized)
 struct HTTPFuzzTests {
@@ -33,7 +34,7 @@ struct HTTPFuzzTests {
                 for request in batch {
                     group.addTask {
                         let text = String(decoding: request.bytes.prefix(400), as: UTF8.self).debugDescription
-                        return ("\(request.label) \(text)", try await RawConnection.exchange(port: server.port, request.bytes, readTimeout: .seconds(6)))
+                        return ("\(request.label) \(text)", try await RawConnection.exchange(port: server.port, request.bytes, readTimeout: .seconds(30)))
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
