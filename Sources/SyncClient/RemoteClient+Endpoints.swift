@@ -37,8 +37,12 @@ extension RemoteClient {
         try await send(.GET, Self.folderPath(folder) + "/chunks/" + hash, timeout: .seconds(300)).body
     }
 
-    public func commit(folder: String, changes: [CommitChange]) async throws(RemoteError) -> CommitResponse {
-        let body = try encode(CommitRequest(changes: changes))
+    /// `commitId`: the same id on every retry of the same changes makes a lost
+    /// reply harmless (the server answers the retry with the reply it remembered).
+    public func commit(folder: String, changes: [CommitChange], commitId: String? = nil) async throws(RemoteError)
+        -> CommitResponse
+    {
+        let body = try encode(CommitRequest(changes: changes, commitId: commitId))
         let response = try await send(.POST, Self.folderPath(folder) + "/commit", body: body, timeout: .seconds(120))
         return try decode(CommitResponse.self, response.body)
     }

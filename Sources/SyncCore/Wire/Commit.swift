@@ -54,9 +54,23 @@ public struct CommitChange: Codable, Sendable, Equatable {
 }
 
 /// `POST /v1/folders/{folder}/commit`: a batch of changes in one transaction.
+///
+/// `commitId` (optional, chosen by the client, 8-64 characters of `A-Z a-z 0-9 -`)
+/// makes the commit idempotent: the server remembers its reply, and a retry with
+/// the same id and the same changes (after a lost reply) gets that reply again
+/// without applying anything twice.
 public struct CommitRequest: Codable, Sendable {
     public var changes: [CommitChange]
-    public init(changes: [CommitChange]) { self.changes = changes }
+    public var commitId: String?
+    public init(changes: [CommitChange], commitId: String? = nil) {
+        self.changes = changes
+        self.commitId = commitId
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case changes
+        case commitId = "commit_id"
+    }
 }
 
 public enum CommitStatus: String, Codable, Sendable {

@@ -17,7 +17,8 @@ extension FolderEngine {
     private func handle(_ event: InotifyEvent) async {
         if event.path == root {
             if event.flags.contains(.selfGone) {
-                rootProblem = "folder root \(root) was removed or moved away; syncing paused, nothing is deleted"
+                rootGone = RootTrouble(
+                    kind: .missing, message: "folder root \(root) was removed or moved away; syncing paused, nothing is deleted")
                 logger.error("folder root gone", metadata: ["folder": "\(id)"])
             }
             return

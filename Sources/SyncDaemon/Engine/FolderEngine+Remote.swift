@@ -12,7 +12,9 @@ extension FolderEngine {
     func followRemote() async {
         var failures = 0
         while !Task.isCancelled {
-            if await queue.paused || rootProblem != nil {
+            let paused = await queue.paused
+            let rootOK = await checkRoot()
+            if paused || !rootOK {
                 do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
                 continue
             }

@@ -26,6 +26,8 @@ extension FolderEngine {
         expireTrash()
         await fullScan()
         await queue.onConflict { entries in await self.applyRemote(entries) }
+        // Nothing is sent while the root is gone, replaced or suddenly empty.
+        await queue.setSendGate { await self.checkRoot() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.queue.run() }
             group.addTask { await self.followRemote() }
@@ -33,6 +35,7 @@ extension FolderEngine {
                 for await message in stream { await self.handle(message) }
             }
             group.addTask { await self.rescanPeriodically() }
+            group.addTask { await self.watchRootIdentity() }
             await group.next()
             group.cancelAll()
         }
@@ -50,6 +53,15 @@ extension FolderEngine {
             if watchError != nil { await retryWatching() }
             await fullScan()
             expireTrash()
+        }
+    }
+
+    /// An unmounted disk or a replaced root sends no inotify event we can rely
+    /// on: look at the root every second (a stat and one directory read).
+    private func watchRootIdentity() async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: .seconds(1)) } catch { return }
+            _ = await checkRoot()
         }
     }
 

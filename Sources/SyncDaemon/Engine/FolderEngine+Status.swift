@@ -10,7 +10,7 @@ extension FolderEngine {
             PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(Self.iso))
         }
         for message in nameProblems.values.sorted() { errors.append(PathErrorStatus(path: "", message: message, retryAt: nil)) }
-        if let rootProblem { errors.insert(PathErrorStatus(path: "", message: rootProblem, retryAt: nil), at: 0) }
+        if let rootTrouble { errors.insert(PathErrorStatus(path: "", message: rootTrouble, retryAt: nil), at: 0) }
         if let watchError { errors.insert(PathErrorStatus(path: "", message: watchMessage(watchError), retryAt: nil), at: 0) }
         let offline = await queue.offlineError
         let paused = await queue.paused
@@ -19,7 +19,7 @@ extension FolderEngine {
         let state: FolderState
         if paused {
             state = .paused
-        } else if rootProblem != nil {
+        } else if rootTrouble != nil {
             state = .error
         } else if held > 0 {
             state = .waitingForApproval

@@ -29,7 +29,12 @@ public actor FolderEngine {
     /// Keeps ignored directories from being watched at all.
     let watchFilter: WatchFilter
     var phase: Phase = .starting
+    /// A problem the last scan found (an empty root, a failed scan).
     var rootProblem: String?
+    /// The root is gone or replaced (see `checkRoot`).
+    var rootGone: RootTrouble?
+    /// The root's identity when syncing began.
+    var adoptedRoot: RootIdentity?
     /// Watching (part of) the tree failed; periodic scans cover it and watching is retried.
     var watchError: WatchError?
     /// Directories in the last full scan, root included: the watches the folder needs.

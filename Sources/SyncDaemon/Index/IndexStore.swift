@@ -11,10 +11,13 @@ public final class IndexStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            // WAL + NORMAL: a commit survives a process crash; group commits keep fsyncs rare.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // WAL + FULL: journaled work and recorded bases are on disk before anyone is told
+            // (survives a power loss); group commits keep fsyncs to one per batch.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // GRDB sets NORMAL on the writer when it enables WAL, after prepareDatabase.
+        try pool.barrierWriteWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try Self.migrator.migrate(pool)
     }
 

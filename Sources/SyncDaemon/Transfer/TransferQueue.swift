@@ -28,6 +28,7 @@ public actor TransferQueue {
     var offlineError: RemoteError?
     /// Gets the server's current entries when a push found them changed.
     var conflictHandler: (@Sendable ([WireEntry]) async -> Void)?
+    var sendGate: (@Sendable () async -> Bool)?
     /// Pushes started, for tests and status.
     public internal(set) var batchesPushed = 0
     public internal(set) var changesCommitted = 0
@@ -66,6 +67,11 @@ public actor TransferQueue {
         conflictHandler = handler
     }
 
+    /// Asked before every batch; false holds all sending (checked again each second).
+    func setSendGate(_ gate: @escaping @Sendable () async -> Bool) {
+        sendGate = gate
+    }
+
     public func setPaused(_ value: Bool) {
         paused = value
         wake?.yield()
@@ -81,6 +87,10 @@ public actor TransferQueue {
         defer { continuation.finish() }
         var iterator = signals.makeAsyncIterator()
         while !Task.isCancelled {
+            if !paused, let sendGate, await !sendGate() {
+                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                continue
+            }
             if !paused, await runOneBatch() { continue }
             // Nothing ready: sleep until woken or until the next op in backoff is due.
             let due: Date?

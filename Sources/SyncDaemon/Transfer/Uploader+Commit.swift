@@ -22,10 +22,37 @@ extension Uploader {
         await progress.end(paths: changes.keys)
     }
 
+    /// Retries of one commit after a transient failure, with the same commit id,
+    /// before the paths go back to the journal (and are prepared afresh).
+    static let commitRetryDelays: [Duration] = [.milliseconds(250), .seconds(1), .seconds(2), .seconds(4)]
+
+    /// Commits `slice` under one commit id. A transient failure (a lost reply
+    /// among them: the server may have applied it) is retried with the same id,
+    /// so the server answers with what it did instead of applying it again or
+    /// the retry being planned against bases the commit already changed.
+    func commitOnce(_ changes: [CommitChange]) async throws(RemoteError) -> CommitResponse {
+        let commitId = UUID().uuidString
+        var attempt = 0
+        while true {
+            do {
+                return try await remote.commit(folder: folder, changes: changes, commitId: commitId)
+            } catch {
+                guard error.kind == .transient, attempt < Self.commitRetryDelays.count, !Task.isCancelled else { throw error }
+                logger.debug("commit failed; retrying with the same commit id", metadata: ["error": "\(error)"])
+                do {
+                    try await Task.sleep(for: Self.commitRetryDelays[attempt])
+                } catch {
+                    throw RemoteError(kind: .transient, code: "cancelled", message: "shutting down")
+                }
+                attempt += 1
+            }
+        }
+    }
+
     private func commitSlice(_ slice: [PreparedChange], owners: [String: String], into result: inout PushBatchResult) async {
         let response: CommitResponse
         do {
-            response = try await remote.commit(folder: folder, changes: slice.map(\.change))
+            response = try await commitOnce(slice.map(\.change))
         } catch {
             let paths = Set(slice.compactMap { owners[$0.change.path] })
             if error.kind == .permanent && slice.count > 1 {

@@ -34,7 +34,7 @@ extension Uploader {
         guard !prepared.isEmpty else { return result }
         let response: CommitResponse
         do {
-            response = try await remote.commit(folder: folder, changes: prepared.map(\.change.change))
+            response = try await commitOnce(prepared.map(\.change.change))
         } catch {
             if error.kind == .transient {
                 markTransientOrFailed(error, paths: prepared.map(\.to), into: &result)

@@ -95,6 +95,7 @@ public struct ServerAdmin: Sendable {
     @discardableResult
     public func pruneHistory(retention: Duration, now: Date = Date()) async throws -> Int {
         let cutoff = Int64(now.timeIntervalSince1970) - retention.components.seconds
+        _ = try await metadata.pruneCommitReplies(before: cutoff)
         return try await metadata.pruneHistory(before: cutoff)
     }
 }

@@ -17,6 +17,7 @@ struct CommitRoutes {
         let session = try context.requireSession()
         let body = try await request.decodeJSON(CommitRequest.self, limit: RequestBodyLimit.commit)
         let checked = try CommitValidator.check(body)
+        let idempotency = try CommitValidator.idempotency(of: body, checked: checked)
         let sizes = try await chunks.sizes(of: checked.chunks)
         try CommitValidator.checkChunks(checked, sizes: sizes)
         // Chunk files were renamed into place without fsync: make them durable
@@ -24,7 +25,8 @@ struct CommitRoutes {
         try await chunks.syncIfNeeded()
         let started = ContinuousClock.now
         guard
-            let response = try await metadata.commit(folder: folder, device: session.deviceID, changes: checked.changes)
+            let response = try await metadata.commit(
+                folder: folder, device: session.deviceID, changes: checked.changes, idempotency: idempotency)
         else { throw APIError.forbidden("this device has no access to that folder") }
         if response.results.contains(where: { $0.status == .ok }) {
             await notifier.publish(folder: folder, rev: response.folderRev)

@@ -1,3 +1,4 @@
+import Foundation
 import SyncCore
 
 /// Validates a whole commit before anything is written: any bad change
@@ -27,6 +28,22 @@ enum CommitValidator {
             for chunk in changes[index].chunks where seen.insert(chunk).inserted { chunks.append(chunk) }
         }
         return Checked(changes: changes, chunks: chunks)
+    }
+
+    /// The commit id, if any (8-64 of `A-Z a-z 0-9 -`), and a hash of the changes
+    /// it names, so a reused id with other changes is refused.
+    static func idempotency(of request: CommitRequest, checked: Checked) throws(APIError) -> (id: String, requestHash: String)? {
+        guard let id = request.commitId else { return nil }
+        guard (8...64).contains(id.utf8.count),
+            id.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else { throw .badRequest("commit_id must be 8-64 characters of A-Z a-z 0-9 -") }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return (id, Hashing.sha256Hex(Array(try encoder.encode(checked.changes))))
+        } catch {
+            throw .internalError("cannot hash the commit", cause: error)
+        }
     }
 
     /// Phase 2: every chunk of a live file exists, and the file's size is the sum of its chunks.

@@ -6,10 +6,18 @@ extension MetadataStore {
     /// accepted iff the path's current rev equals its `baseRev` (0 = absent or
     /// a tombstone); accepted changes get the folder's next rev and a history row.
     /// Returns nil if the folder does not exist.
-    func commit(folder: String, device: String, changes: [CommitChange]) async throws -> CommitResponse? {
+    ///
+    /// With `idempotency` (a commit id and the hash of the request), a commit
+    /// already applied returns its remembered reply and applies nothing.
+    func commit(
+        folder: String, device: String, changes: [CommitChange], idempotency: (id: String, requestHash: String)? = nil
+    ) async throws -> CommitResponse? {
         try await pool.write { db in
             guard var rev = try Int64.fetchOne(db, sql: "SELECT rev FROM folders WHERE id = ?", arguments: [folder])
             else { return nil }
+            if let idempotency, let replay = try Self.rememberedReply(db, folder: folder, device: device, idempotency) {
+                return replay
+            }
             let statements = try CommitStatements(db)
             let now = Self.nowSeconds()
             var results: [CommitResult] = []
@@ -40,7 +48,9 @@ extension MetadataStore {
             }
             try statements.checkNothingBelowSymlinks(touched: touched, folder: folder)
             try db.execute(sql: "UPDATE folders SET rev = ? WHERE id = ?", arguments: [rev, folder])
-            return CommitResponse(results: results, folderRev: rev)
+            let response = CommitResponse(results: results, folderRev: rev)
+            if let idempotency { try Self.remember(response, db, folder: folder, device: device, idempotency) }
+            return response
         }
     }
 

@@ -12,8 +12,14 @@ final class MetadataStore: Sendable {
         config.busyMode = .timeout(10)
         config.foreignKeysEnabled = true
         config.label = "sync-server.metadata"
+        config.prepareDatabase { db in
+            // WAL + FULL: a commit is on disk before it is acknowledged (survives a power loss).
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
         do {
             pool = try DatabasePool(path: path, configuration: config)
+            // GRDB sets NORMAL on the writer when it enables WAL, after prepareDatabase.
+            try pool.barrierWriteWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Migrations.migrator.migrate(pool)
         } catch {
             throw APIError.internalError("cannot open metadata database \(path): \(error)", cause: error)

@@ -8,17 +8,34 @@ enum Migrations {
             try db.execute(sql: v1Initial)
         }
         migrator.registerMigration("v2-moves") { db in
-            // A move's arrival names its old path; its departure (tombstone) names the new one.
-            try db.execute(sql: """
-                ALTER TABLE entries ADD COLUMN moved_from TEXT;
-                ALTER TABLE entries ADD COLUMN moved_to TEXT;
-                ALTER TABLE versions ADD COLUMN moved_from TEXT;
-                ALTER TABLE versions ADD COLUMN moved_to TEXT;
-                """)
+            // A move's arrival names its old path. (As first shipped; `moved_to` came with v3.)
+            try db.execute(sql: v2Moves)
         }
-        migrator.registerMigration("v3-device-revocation") { db in
+        migrator.registerMigration("v3-moves-moved-to") { db in
+            // A move's departure (tombstone) names the new path. Databases made while v2 briefly
+            // held these columns too already have them.
+            for table in ["entries", "versions"] where try !db.columns(in: table).contains(where: { $0.name == "moved_to" }) {
+                try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN moved_to TEXT")
+            }
+        }
+        migrator.registerMigration("v4-device-revocation") { db in
             // A revoked device keeps its row (history names it) but is refused at once.
             try db.execute(sql: "ALTER TABLE devices ADD COLUMN revoked_at INTEGER")
+        }
+        migrator.registerMigration("v5-commit-replies") { db in
+            // The reply to each commit that carried a commit_id, for retries after a lost reply.
+            try db.execute(sql: """
+                CREATE TABLE commit_replies (
+                    folder_id TEXT NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+                    device_id TEXT NOT NULL,
+                    commit_id TEXT NOT NULL,
+                    request_hash TEXT NOT NULL,
+                    response TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (folder_id, device_id, commit_id)
+                );
+                CREATE INDEX commit_replies_by_age ON commit_replies(created_at);
+                """)
         }
         return migrator
     }
@@ -26,7 +43,12 @@ enum Migrations {
     /// Names of all migrations, in order.
     static var names: [String] { migrator.migrations }
 
-    private static let v1Initial = """
+    static let v2Moves = """
+        ALTER TABLE entries ADD COLUMN moved_from TEXT;
+        ALTER TABLE versions ADD COLUMN moved_from TEXT;
+        """
+
+    static let v1Initial = """
         CREATE TABLE folders (
             id TEXT PRIMARY KEY NOT NULL,
             rev INTEGER NOT NULL DEFAULT 0,

@@ -10,7 +10,7 @@ struct MigrationTests {
         let dir = try TemporaryDirectory.make()
         defer { TemporaryDirectory.remove(dir) }
         let store = try MetadataStore(path: dir + "/metadata.sqlite")
-        #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves", "v3-device-revocation"])
+        #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves", "v3-moves-moved-to", "v4-device-revocation", "v5-commit-replies"])
         let tables = try await store.pool.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
@@ -19,6 +19,9 @@ struct MigrationTests {
         }
         let journal = try await store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
+        // A commit is acknowledged only once it is on disk (FULL = 2), also on power loss.
+        #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+        #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
     }
 
     @Test func reopeningAMigratedDatabaseKeepsItsData() async throws {
@@ -32,6 +35,47 @@ struct MigrationTests {
         #expect(try reopened.appliedMigrations() == Migrations.names)
         #expect(try await reopened.folderIDs() == ["kept"])
         #expect(try await reopened.folderRev("kept") == 0)
+    }
+
+    /// The schemas shipped so far, exactly as each was created: v1 alone, v2 as first
+    /// shipped (moved_from only), and v2 as it was briefly edited (moved_from and moved_to).
+    static let earlierSchemas: [(name: String, sql: [String], applied: [String])] = [
+        ("v1", [Migrations.v1Initial], ["v1-initial"]),
+        ("v2", [Migrations.v1Initial, Migrations.v2Moves], ["v1-initial", "v2-moves"]),
+        (
+            "v2-edited",
+            [Migrations.v1Initial, Migrations.v2Moves, "ALTER TABLE entries ADD COLUMN moved_to TEXT; ALTER TABLE versions ADD COLUMN moved_to TEXT;"],
+            ["v1-initial", "v2-moves"]
+        ),
+    ]
+
+    @Test(arguments: earlierSchemas.map(\.name))
+    func databasesOfEveryEarlierSchemaUpgradeAndKeepTheirData(schema: String) async throws {
+        let old = try #require(Self.earlierSchemas.first { $0.name == schema })
+        let dir = try TemporaryDirectory.make()
+        defer { TemporaryDirectory.remove(dir) }
+        let path = dir + "/metadata.sqlite"
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                for sql in old.sql { try db.execute(sql: sql) }
+                try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+                for name in old.applied { try db.execute(sql: "INSERT INTO grdb_migrations VALUES (?)", arguments: [name]) }
+                try db.execute(sql: "INSERT INTO folders (id, rev, created_at) VALUES ('docs', 1, 0)")
+                try db.execute(sql: """
+                    INSERT INTO entries (folder_id, path, kind, size, mtime_ns, mode, chunks, content_hash, deleted, rev)
+                    VALUES ('docs', 'kept.txt', 'file', 0, 0, 420, '', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 0, 1)
+                    """)
+                try db.execute(sql: "INSERT INTO devices (id, name, secret_hash, created_at) VALUES ('0123456789abcdef', 'old', 'h', 0)")
+            }
+        }
+        let store = try MetadataStore(path: path)
+        #expect(try store.appliedMigrations() == Migrations.names.sorted())
+        let entry = try await store.changes(folder: "docs", since: 0, limit: 10)?.entries.first
+        #expect(entry?.path == "kept.txt")
+        #expect(try await store.device(id: "0123456789abcdef")?.revokedAt == nil)
+        let columns = try await store.pool.read { db in try db.columns(in: "entries").map(\.name) }
+        #expect(columns.contains("moved_from") && columns.contains("moved_to"))
     }
 
     @Test func pruningKeepsCurrentVersions() async throws {
