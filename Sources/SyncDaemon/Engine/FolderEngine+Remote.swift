@@ -24,6 +24,16 @@ extension FolderEngine {
                 feedError = nil
                 failures = 0
                 if !page.entries.isEmpty {
+                    // This device's own move, committed but not yet recorded (its reply late or
+                    // lost and being retried): let the mover record it first, then read the page
+                    // again. Applied now, its entries would retire the bases the mover needs.
+                    let me = await remote.deviceId
+                    if page.entries.contains(where: { $0.device == me && ($0.movedFrom != nil || $0.movedTo != nil) }),
+                        try index.hasMoveInFlight(folder: id)
+                    {
+                        do { try await Task.sleep(for: .milliseconds(100)) } catch { return }
+                        continue
+                    }
                     guard try remoteDeletesAllowed(page.entries) else {
                         // Held until `syncctl approve-deletes`; the cursor stays put.
                         do { try await Task.sleep(for: .milliseconds(500)) } catch { return }

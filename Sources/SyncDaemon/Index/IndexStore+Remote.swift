@@ -71,6 +71,16 @@ extension IndexStore {
     }
 
     /// Whether a local change to `path` is queued or being pushed.
+    /// A move of this device is being committed right now (its reply may be on the way).
+    func hasMoveInFlight(folder: String) throws -> Bool {
+        try pool.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from IS NOT NULL AND state = 'running')",
+                arguments: [folder]) ?? false
+        }
+    }
+
     func hasPendingPush(folder: String, path: String) throws -> Bool {
         try pool.read { db in
             try Bool.fetchOne(

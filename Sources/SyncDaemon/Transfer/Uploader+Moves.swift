@@ -32,6 +32,14 @@ extension Uploader {
             }
         }
         guard !prepared.isEmpty else { return result }
+        // What each move takes along, as this device knew it when it prepared the move:
+        // read before the commit, because the feed may apply the move's own entries
+        // meanwhile (a retry after a lost reply leaves it time to) and retire these bases.
+        var knownBelow: [String: [BaseRecord]] = [:]
+        for move in prepared {
+            guard let old = records.base[move.from] else { continue }
+            knownBelow[move.from] = old.kind == .directory ? liveBelow(move.from) : [old]
+        }
         let response: CommitResponse
         do {
             response = try await commitOnce(prepared.map(\.change.change))
@@ -52,7 +60,7 @@ extension Uploader {
             }
             result.update.moves.append((move.from, move.to))
             if let local = move.change.local { result.update.locals.append(local) }
-            let known = old.kind == .directory ? liveBelow(move.from) : [old]
+            let known = knownBelow[move.from] ?? (old.kind == .directory ? liveBelow(move.from) : [old])
             let bases = MoveRecords.bases(
                 known: known, moved: outcome.moved ?? [], firstRev: outcome.rev, from: move.from, to: move.to)
             result.update.bases += bases

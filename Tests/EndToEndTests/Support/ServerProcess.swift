@@ -53,6 +53,7 @@ final class ServerProcess: @unchecked Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try Binaries.path("sync-server"))
         p.arguments = ["serve", "--config", configPath]
+        p.environment = ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "debug"]) { _, new in new }
         p.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: dir + "/server.log", contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/server.log"))
