@@ -110,8 +110,11 @@ struct Located: Sendable {
         return .found(s)
     }
 
+    /// A read-only open is also `O_NONBLOCK`: a FIFO swapped in after a stat must not
+    /// block the caller (regular files ignore the flag); callers check the kind with fstat.
     func open(flags: Int32, mode: mode_t = 0) throws(ContainmentError) -> Int32 {
-        let fd = openat(directory.fd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        let nonBlocking = flags & O_ACCMODE == O_RDONLY ? O_NONBLOCK : 0
+        let fd = openat(directory.fd, name, flags | nonBlocking | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else {
             let code = errno
             throw ContainmentError(code: code == ELOOP ? .symlinkInPath : .io(code), path: relative, component: relative)

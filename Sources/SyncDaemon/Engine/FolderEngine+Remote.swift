@@ -11,6 +11,7 @@ extension FolderEngine {
     /// The cursor is stored only after the page's changes are applied or journaled.
     func followRemote() async {
         var failures = 0
+        var ownMoveWaitStarted: ContinuousClock.Instant?
         while !Task.isCancelled {
             let paused = await queue.paused
             let rootOK = await checkRoot()
@@ -27,13 +28,20 @@ extension FolderEngine {
                     // This device's own move, committed but not yet recorded (its reply late or
                     // lost and being retried): let the mover record it first, then read the page
                     // again. Applied now, its entries would retire the bases the mover needs.
+                    // At most 15 s: a move row left `running` must not hold the feed for good.
                     let me = await remote.deviceId
                     if page.entries.contains(where: { $0.device == me && ($0.movedFrom != nil || $0.movedTo != nil) }),
                         try index.hasMoveInFlight(folder: id)
                     {
-                        do { try await Task.sleep(for: .milliseconds(100)) } catch { return }
-                        continue
+                        let started = ownMoveWaitStarted ?? ContinuousClock.now
+                        ownMoveWaitStarted = started
+                        if ContinuousClock.now - started < .seconds(15) {
+                            do { try await Task.sleep(for: .milliseconds(250)) } catch { return }
+                            continue
+                        }
+                        logger.warning("own move still being recorded after 15 s; applying the feed", metadata: ["folder": "\(id)"])
                     }
+                    ownMoveWaitStarted = nil
                     guard try remoteDeletesAllowed(page.entries) else {
                         // Held until `syncctl approve-deletes`; the cursor stays put.
                         do { try await Task.sleep(for: .milliseconds(500)) } catch { return }

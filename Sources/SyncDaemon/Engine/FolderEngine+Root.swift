@@ -15,7 +15,6 @@ extension FolderEngine {
             }
             return false
         }
-        if case .directory(let identity) = look, adoptedRoot == nil { adoptedRoot = identity }
         if rootGone != nil {
             rootGone = nil
             logger.info("folder root is back; rescanning", metadata: ["folder": "\(id)"])
@@ -23,6 +22,13 @@ extension FolderEngine {
             requestRescan()
         }
         return rootProblem == nil
+    }
+
+    /// After a good full scan: the root as it is now is the one synced from here on
+    /// (a root that was never scanned well, e.g. an empty mount point, is not adopted).
+    func adoptRootIfNeeded() {
+        guard adoptedRoot == nil, case .directory(let identity) = RootLook.look(at: root) else { return }
+        adoptedRoot = identity
     }
 
     /// What keeps the folder from syncing, if anything (root gone or a failed scan).

@@ -26,6 +26,7 @@ extension FolderEngine {
                 return
             }
             rootProblem = nil
+            adoptRootIfNeeded()
             directoriesSeen = 1 + items.reduce(0) { $0 + ($1.stat.kind == .directory ? 1 : 0) }
             var toPush: [String] = []
             var seen = Set<String>()

@@ -53,6 +53,8 @@ public actor FolderEngine {
     var remoteDeletesHeld = 0
     var remoteDeletesApproved = false
     var rescanScheduled = false
+    /// The folder's `.syncignore` could not be read (the rules in force are kept).
+    var ignoreFileProblem: String?
     /// Names that cannot be synced as they are (see `acceptName`), with why.
     var nameProblems: [String: String] = [:]
     /// Local deletes being gathered into one wave.
@@ -107,8 +109,13 @@ public actor FolderEngine {
             if let text = try IgnoreRules.readFile(in: FolderRoot(root)) {
                 patterns += text.split(whereSeparator: \.isNewline).map(String.init)
             }
+            ignoreFileProblem = nil
         } catch {
-            logger.error("cannot read \(IgnoreRules.fileName); using the config's rules only", metadata: ["error": "\(error)"])
+            // Fewer rules would upload what the file ignores: keep the rules in force.
+            let message = "cannot read \(IgnoreRules.fileName): \(error); the rules in force are kept"
+            if ignoreFileProblem != message { logger.error("\(message)", metadata: ["folder": "\(id)"]) }
+            ignoreFileProblem = message
+            return false
         }
         let rules = IgnoreRules(patterns: patterns)
         defer { ignore = rules }

@@ -112,6 +112,7 @@ struct Preparer: Sendable {
         }
         defer { close(fd) }
         guard let before = FileStat.fstat(fd) else { return .failed("cannot stat open file") }
+        guard before.kind == .file else { return .unstable }  // replaced since the stat: look again
         var bytes: [UInt8]? = nil
         let chunked: ChunkedFile
         do {

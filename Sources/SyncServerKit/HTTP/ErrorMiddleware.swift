@@ -7,9 +7,10 @@ import NIOHTTP1
 /// Hummingbird's own errors (404 for unknown routes, 413, …) mapped by status,
 /// anything else a logged 500.
 ///
-/// An error answered before the request's body was read (401, 403, 404, 413)
-/// and malformed HTTP framing (400) close the connection once the answer is
-/// written: the server neither reads nor waits for the rest of that body.
+/// An error to a request with a body (400, 401, 403, 404, 413, 429: answered
+/// perhaps before the body was read) and malformed HTTP framing close the
+/// connection once the answer is written: the server neither reads nor waits
+/// for the rest of that body.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
@@ -41,7 +42,9 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 
     /// Statuses answered before a request body is read.
-    static let unreadBodyStatuses: Set<HTTPResponse.Status> = [.unauthorized, .forbidden, .notFound, .contentTooLarge]
+    static let unreadBodyStatuses: Set<HTTPResponse.Status> = [
+        .badRequest, .unauthorized, .forbidden, .notFound, .contentTooLarge, .tooManyRequests,
+    ]
 
     /// Marks `response` `Connection: close` and shuts the connection's input
     /// once it is written, when the request's body may still be unread.
