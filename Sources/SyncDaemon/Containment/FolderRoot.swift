@@ -37,18 +37,23 @@ struct FolderRoot: Sendable {
         return DirectoryHandle(fd: fd)
     }
 
-    /// lstat of `relative`; `.missing` also when a parent is missing, not a
-    /// directory or a symlink (nothing below a symlink is part of the folder).
-    func lstat(_ relative: String) -> FileStat.Lookup {
+    /// `relative` resolved once, with its lstat: `.missing` (and no location)
+    /// also when a parent is missing, not a directory or a symlink (nothing
+    /// below a symlink is part of the folder). Callers that go on to read the
+    /// path use the location instead of walking again.
+    func lookup(_ relative: String) -> (located: Located?, stat: FileStat.Lookup) {
         let located: Located
         do {
             located = try parent(of: relative)
         } catch {
-            if case .io(let code) = error.code, code != ENOENT { return .failed(errno: code) }
-            return .missing
+            if case .io(let code) = error.code, code != ENOENT { return (nil, .failed(errno: code)) }
+            return (nil, .missing)
         }
-        return located.lstat()
+        return (located, located.lstat())
     }
+
+    /// lstat of `relative` (see `lookup`).
+    func lstat(_ relative: String) -> FileStat.Lookup { lookup(relative).stat }
 
     /// Opens `relative` itself (never a symlink: `O_NOFOLLOW` on the last component too).
     func open(_ relative: String, flags: Int32, mode: mode_t = 0) throws(ContainmentError) -> Int32 {
@@ -158,15 +163,27 @@ struct ContainmentError: Error, Sendable, CustomStringConvertible {
     /// The component where resolution stopped.
     var component: String
 
+    /// Resolution was refused (a symlink in the way, an invalid path), not an I/O failure.
     var isRefusal: Bool { code == .symlinkInPath || code == .invalidPath }
 
-    var description: String {
+    /// The nearest errno, for callers that report in errno terms.
+    var errnoValue: Int32 {
         switch code {
-        case .symlinkInPath:
-            return "\(path): refused: \(component) is a symbolic link; nothing is written through it"
-        case .notADirectory: return "\(path): \(component) is not a directory"
-        case .invalidPath: return "\(path): refused: not a valid relative path"
-        case .io(let code): return "\(path): \(component): \(String(cString: strerror(code)))"
+        case .symlinkInPath, .invalidPath: return ELOOP
+        case .notADirectory: return ENOTDIR
+        case .io(let code): return code
         }
     }
+
+    /// Why, without the path.
+    var reason: String {
+        switch code {
+        case .symlinkInPath: return "refused: \(component) is a symbolic link; nothing is written through it"
+        case .notADirectory: return "\(component) is not a directory"
+        case .invalidPath: return "refused: not a valid relative path"
+        case .io(let code): return "\(component): \(String(cString: strerror(code)))"
+        }
+    }
+
+    var description: String { "\(path): \(reason)" }
 }

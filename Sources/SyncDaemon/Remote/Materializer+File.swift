@@ -83,14 +83,7 @@ extension Materializer {
             return false  // gone, or not reachable without a symlink: the chunks are fetched instead
         }
         defer { close(src) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(src, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return false }
-            if n == 0 { break }
-            do { try writeAll(fd, Array(buffer[0..<n]), path: source) } catch { return false }
-        }
+        do { try copyBytes(from: src, to: fd, path: source) } catch { return false }
         // Verify what landed in the staging file before trusting it.
         guard lseek(fd, 0, SEEK_SET) == 0 else { return false }
         let check = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC)
@@ -100,6 +93,18 @@ extension Materializer {
             return try chunker.chunk(fd: check, path: source).contentHash == entry.contentHash
         } catch {
             return false
+        }
+    }
+
+    /// Everything `input` holds, appended to `output`.
+    func copyBytes(from input: Int32, to output: Int32, path: String) throws(MaterializeError) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw .io("read", path) }
+            if n == 0 { return }
+            try writeAll(output, Array(buffer[0..<n]), path: path)
         }
     }
 

@@ -68,14 +68,7 @@ extension Materializer {
             throw MaterializeError(error)
         }
         defer { close(output) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw .io("read for trash", path) }
-            if n == 0 { break }
-            try writeAll(output, Array(buffer[0..<n]), path: path)
-        }
+        try copyBytes(from: input, to: output, path: path)
         guard fsync(output) == 0 else { throw .io("fsync trash copy", path) }
     }
 }

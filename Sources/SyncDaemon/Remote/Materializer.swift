@@ -16,14 +16,7 @@ public struct MaterializeError: Error, Sendable, CustomStringConvertible {
     /// A path that cannot be resolved beneath the folder: a symlink in a parent
     /// is a refusal (permanent, reported), anything else an I/O error.
     init(_ error: ContainmentError) {
-        switch error.code {
-        case .symlinkInPath, .invalidPath:
-            self.init(code: .refused, path: error.path, message: String(error.description.dropFirst(error.path.count + 2)))
-        case .notADirectory:
-            self.init(code: .io, path: error.path, message: "\(error.component) is not a directory")
-        case .io(let code):
-            self.init(code: .io, path: error.path, message: "\(error.component): \(String(cString: strerror(code)))")
-        }
+        self.init(code: error.isRefusal ? .refused : .io, path: error.path, message: error.reason)
     }
 
     init(code: Code, path: String, message: String) {
@@ -60,18 +53,23 @@ struct Materializer: Sendable {
 
     /// What is at `path` now; hashes it only when stat says it changed since `record`.
     func inspect(_ path: String, record: LocalRecord?) throws(MaterializeError) -> (view: LocalView, stat: FileStat?) {
-        switch folder.lstat(path) {
+        let (located, lookup) = folder.lookup(path)
+        switch lookup {
         case .missing: return (.absent, nil)
         case .unsupported: return (LocalView(kind: .file, contentHash: "unsupported"), nil)
         case .failed(let code): throw .io("stat", path, code)
         case .found(let stat):
+            guard let located else { return (.absent, nil) }
             switch stat.kind {
             case .directory: return (LocalView(kind: .directory, contentHash: Hashing.contentHash(chunks: [])), stat)
             case .symlink:
-                return (LocalView(kind: .symlink, contentHash: Hashing.sha256Hex(Array(try readLink(path).utf8))), stat)
+                let target: String
+                do { target = try located.readLink() } catch { throw MaterializeError(error) }
+                return (LocalView(kind: .symlink, contentHash: Hashing.sha256Hex(Array(target.utf8))), stat)
             case .file:
                 if let record, record.matches(stat) { return (LocalView(kind: .file, contentHash: record.contentHash), stat) }
-                let fd = try openForReading(path)
+                let fd: Int32
+                do { fd = try located.open(flags: O_RDONLY) } catch { throw MaterializeError(error) }
                 defer { close(fd) }
                 do {
                     return (LocalView(kind: .file, contentHash: try chunker.chunk(fd: fd, path: path).contentHash), stat)
@@ -79,23 +77,6 @@ struct Materializer: Sendable {
                     throw .io("read", path, error.errno)
                 }
             }
-        }
-    }
-
-    func openForReading(_ path: String) throws(MaterializeError) -> Int32 {
-        do {
-            return try folder.open(path, flags: O_RDONLY)
-        } catch {
-            throw MaterializeError(error)
-        }
-    }
-
-    func readLink(_ path: String) throws(MaterializeError) -> String {
-        let located = try locate(path)
-        do {
-            return try located.readLink()
-        } catch {
-            throw MaterializeError(error)
         }
     }
 

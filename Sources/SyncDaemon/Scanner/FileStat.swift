@@ -41,15 +41,6 @@ public struct FileStat: Sendable, Equatable {
         case failed(errno: Int32)
     }
 
-    public static func lstat(_ path: String) -> Lookup {
-        var st = stat()
-        if Glibc.lstat(path, &st) != 0 {
-            return errno == ENOENT || errno == ENOTDIR ? .missing : .failed(errno: errno)
-        }
-        guard let s = FileStat(st) else { return .unsupported }
-        return .found(s)
-    }
-
     public static func fstat(_ fd: Int32) -> FileStat? {
         var st = stat()
         guard Glibc.fstat(fd, &st) == 0 else { return nil }

@@ -32,13 +32,7 @@ public struct Scanner: Sendable {
         do {
             start = try FolderRoot(root).openDirectory(relative)
         } catch {
-            let code: Int32
-            switch error.code {
-            case .io(let e): code = e
-            case .symlinkInPath, .invalidPath: code = ELOOP
-            case .notADirectory: code = ENOTDIR
-            }
-            throw ScanError(path: relative.map { root + "/" + $0 } ?? root, errno: code)
+            throw ScanError(path: relative.map { root + "/" + $0 } ?? root, errno: error.errnoValue)
         }
         let fd = dup(start.fd)
         guard fd >= 0 else { throw ScanError(path: relative.map { root + "/" + $0 } ?? root, errno: errno) }

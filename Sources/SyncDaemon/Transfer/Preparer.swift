@@ -14,7 +14,8 @@ struct Preparer: Sendable {
         -> Preparation
     {
         // Beneath the root, no symlink followed: a path below a symlink is not in the folder.
-        switch folder.lstat(path) {
+        let (located, lookup) = folder.lookup(path)
+        switch lookup {
         case .missing:
             let tombstones = try Self.tombstones(liveBelow())
             guard !tombstones.isEmpty else { return .unchanged(local: nil, removeLocalUnder: path) }
@@ -24,11 +25,12 @@ struct Preparer: Sendable {
         case .failed(let code):
             return .failed("cannot stat: \(String(cString: strerror(code)))")
         case .found(let stat):
+            guard let located else { return .unstable }
             let prepared: Preparation
             switch stat.kind {
             case .directory: return prepareDirectory(path: path, stat: stat, base: base)
-            case .symlink: prepared = prepareSymlink(path: path, stat: stat, base: base)
-            case .file: prepared = prepareFile(path: path, stat: stat, local: local, base: base)
+            case .symlink: prepared = prepareSymlink(located, stat: stat, base: base)
+            case .file: prepared = prepareFile(located, stat: stat, local: local, base: base)
             }
             // A directory replaced by a file or symlink: what the server has below it
             // goes in the same commit, before it (nothing may live below a symlink).
@@ -76,10 +78,11 @@ struct Preparer: Sendable {
             local: local, source: .none)])
     }
 
-    private func prepareSymlink(path: String, stat: FileStat, base: BaseRecord?) -> Preparation {
+    private func prepareSymlink(_ located: Located, stat: FileStat, base: BaseRecord?) -> Preparation {
+        let path = located.relative
         let target: String
         do {
-            target = try folder.parent(of: path).readLink()
+            target = try located.readLink()
         } catch {
             return .failed("cannot read link: \(error)")
         }
@@ -95,16 +98,17 @@ struct Preparer: Sendable {
             local: local, source: .none)])
     }
 
-    private func prepareFile(path: String, stat: FileStat, local: LocalRecord?, base: BaseRecord?)
+    private func prepareFile(_ located: Located, stat: FileStat, local: LocalRecord?, base: BaseRecord?)
         -> Preparation
     {
+        let path = located.relative
         // stat unchanged since we last hashed it, and the server has that content: nothing to read.
         if let local, local.matches(stat), isLive(base, kind: .file, hash: local.contentHash) {
             return .unchanged(local: local, removeLocalUnder: nil)
         }
         let fd: Int32
         do {
-            fd = try folder.open(path, flags: O_RDONLY)
+            fd = try located.open(flags: O_RDONLY)
         } catch {
             // Gone or replaced (by a symlink, too) since the stat: look again shortly.
             if error.code == .io(ENOENT) || error.code == .symlinkInPath || error.code == .notADirectory { return .unstable }

@@ -31,7 +31,9 @@ enum CommitValidator {
     }
 
     /// The commit id, if any (8-64 of `A-Z a-z 0-9 -`), and a hash of the changes
-    /// it names, so a reused id with other changes is refused.
+    /// it names, so a reused id with other changes is refused. The hash is of a
+    /// sorted-keys encoding, not of the request's bytes: JSONEncoder on Linux does
+    /// not write keys in the same order twice, so a retry's bytes differ.
     static func idempotency(of request: CommitRequest, checked: Checked) throws(APIError) -> (id: String, requestHash: String)? {
         guard let id = request.commitId else { return nil }
         guard (8...64).contains(id.utf8.count),
