@@ -102,7 +102,12 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "SyncDaemonTests", dependencies: ["SyncDaemon", "SyncCore", "SyncConfig", "Inotify"], swiftSettings: strict),
+        .testTarget(
+            name: "SyncDaemonTests",
+            dependencies: [
+                "SyncDaemon", "SyncCore", "SyncConfig", "Inotify", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

@@ -529,7 +529,7 @@ func typedTree(_ root: String) throws -> [String: TreeItem] {
         switch st.st_mode & S_IFMT {
         case S_IFDIR: out[path] = .directory
         case S_IFLNK: out[path] = .symlink(Hashing.sha256Hex(Array(try fm.destinationOfSymbolicLink(atPath: full).utf8)))
-        default: out[path] = .file(contentHash(Array(try Data(contentsOf: URL(fileURLWithPath: full)))))
+        default: out[path] = .file(try FileHashCache.shared.hash(full, st))
         }
     }
     return out

@@ -118,6 +118,81 @@ struct SplitMix {
     }
 }
 
+/// Permission bits in the three-way comparison: a chmod alone travels, in either direction.
+struct PlannerModeTests {
+    static let h = String(repeating: "1", count: 64)
+
+    static func remote(mode: UInt32, rev: Int64 = 5) -> WireEntry {
+        WireEntry(path: "p", kind: .file, size: 1, mtimeNs: 0, mode: mode, chunks: [], contentHash: h, deleted: false, rev: rev)
+    }
+
+    static func base(mode: UInt32?) -> BaseRecord {
+        BaseRecord(path: "p", kind: .file, rev: 3, contentHash: h, deleted: false, mode: mode)
+    }
+
+    @Test func aRemoteChmodIsAppliedHere() {
+        let local = LocalView(kind: .file, contentHash: Self.h, mode: 0o644)
+        #expect(Planner.plan(local: local, base: Self.base(mode: 0o644), remote: Self.remote(mode: 0o755)) == .setMode)
+        // Never synced here, same content: the remote mode applies too.
+        #expect(Planner.plan(local: local, base: nil, remote: Self.remote(mode: 0o755)) == .setMode)
+        // Base from before modes were kept: the remote mode applies.
+        #expect(Planner.plan(local: local, base: Self.base(mode: nil), remote: Self.remote(mode: 0o755)) == .setMode)
+    }
+
+    @Test func aLocalChmodGoesUpWhenTheRemoteKeptTheMode() {
+        let local = LocalView(kind: .file, contentHash: Self.h, mode: 0o755)
+        #expect(Planner.plan(local: local, base: Self.base(mode: 0o644), remote: Self.remote(mode: 0o644)) == .keepLocalEdit)
+        // Both changed it differently: the remote one wins (no conflict copy for a mode).
+        #expect(Planner.plan(local: local, base: Self.base(mode: 0o644), remote: Self.remote(mode: 0o600)) == .setMode)
+    }
+
+    @Test func sameModeOrUnknownModeIsAdopt() {
+        let local = LocalView(kind: .file, contentHash: Self.h, mode: 0o644)
+        #expect(Planner.plan(local: local, base: Self.base(mode: 0o644), remote: Self.remote(mode: 0o644)) == .adopt)
+        #expect(Planner.plan(local: local, base: Self.base(mode: 0o644), remote: Self.remote(mode: 0)) == .adopt)
+        // setuid is never compared (never set, never sent).
+        #expect(Planner.plan(local: local, base: nil, remote: Self.remote(mode: 0o4644)) == .adopt)
+        let link = LocalView(kind: .symlink, contentHash: Self.h)
+        let remoteLink = WireEntry(
+            path: "p", kind: .symlink, size: 0, mtimeNs: 0, mode: 0o777, chunks: [], contentHash: Self.h, deleted: false, rev: 5)
+        #expect(Planner.plan(local: link, base: nil, remote: remoteLink) == .adopt)
+    }
+
+    @Test func aNewContentVersionOverwritesALocalChmod() {
+        let local = LocalView(kind: .file, contentHash: Self.h, mode: 0o755)
+        var remote = Self.remote(mode: 0o644)
+        remote.contentHash = String(repeating: "2", count: 64)
+        #expect(Planner.plan(local: local, base: Self.base(mode: 0o644), remote: remote) == .download)
+    }
+}
+
+/// Remote entries are applied in an order the disk can take.
+struct ApplyOrderTests {
+    static func entry(_ path: String, _ kind: EntryKind, deleted: Bool = false) -> WireEntry {
+        WireEntry(path: path, kind: kind, size: 0, mtimeNs: 0, mode: 0o644, chunks: [], contentHash: "h", deleted: deleted, rev: 1)
+    }
+
+    @Test func whatWasBelowADirectoryThatBecameAFileGoesFirst() {
+        let live = [Self.entry("a", .directory), Self.entry("dir", .file), Self.entry("z", .file)]
+        let gone = [Self.entry("old", .file, deleted: true), Self.entry("dir/x", .file, deleted: true), Self.entry("dir", .directory, deleted: true)]
+        let order = RemoteApplier.order(live: live, gone: gone.sorted { $0.path > $1.path }, moveSources: [])
+        #expect(order.map(\.path) == ["dir/x", "a", "dir", "z", "old", "dir"])
+    }
+
+    @Test func aMovedAwayChildStaysForItsArrival() {
+        let live = [Self.entry("dir", .symlink), Self.entry("elsewhere/x", .file)]
+        let gone = [Self.entry("dir/x", .file, deleted: true)]
+        let order = RemoteApplier.order(live: live, gone: gone, moveSources: ["dir/x"])
+        #expect(order.map(\.path) == ["dir", "elsewhere/x", "dir/x"])
+    }
+
+    @Test func withoutKindChangesLiveComesFirst() {
+        let live = [Self.entry("a", .directory), Self.entry("a/b", .file)]
+        let gone = [Self.entry("c/d", .file, deleted: true), Self.entry("c", .directory, deleted: true)]
+        #expect(RemoteApplier.order(live: live, gone: gone, moveSources: []).map(\.path) == ["a", "a/b", "c/d", "c"])
+    }
+}
+
 struct ConflictNameTests {
     static let date = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18 11:06:40 UTC
 

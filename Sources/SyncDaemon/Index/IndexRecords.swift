@@ -27,4 +27,12 @@ public struct BaseRecord: Sendable, Equatable {
     public var rev: Int64
     public var contentHash: String
     public var deleted: Bool
+    /// Permission bits of a live file or directory as committed (nil: a symlink, a
+    /// tombstone, or recorded before modes were kept).
+    public var mode: UInt32? = nil
+
+    /// The mode a base record keeps for a committed entry.
+    public static func mode(kind: EntryKind, mode: UInt32, deleted: Bool) -> UInt32? {
+        deleted || kind == .symlink ? nil : Modes.known(mode)
+    }
 }

@@ -44,7 +44,8 @@ extension IndexStore {
     static func base(_ row: Row) -> BaseRecord {
         BaseRecord(
             path: row["path"], kind: EntryKind(rawValue: row["kind"]) ?? .file, rev: row["rev"],
-            contentHash: row["content_hash"], deleted: row["deleted"])
+            contentHash: row["content_hash"], deleted: row["deleted"],
+            mode: (row["mode"] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
     }
 }
 
@@ -96,10 +97,10 @@ extension IndexStore {
             try removeChunks.execute(arguments: [folder, path, path + "/", path + "0"])
         }
         let putBase = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO base (folder_id, path, kind, rev, content_hash, deleted) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO base (folder_id, path, kind, rev, content_hash, deleted, mode) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         for b in update.bases {
-            try putBase.execute(arguments: [folder, b.path, b.kind.rawValue, b.rev, b.contentHash, b.deleted])
+            try putBase.execute(arguments: [folder, b.path, b.kind.rawValue, b.rev, b.contentHash, b.deleted, b.mode.map { Int64($0) }])
         }
     }
 

@@ -89,6 +89,10 @@ public final class IndexStore: Sendable {
                 }
             }
         }
+        migrator.registerMigration("v5-base-mode") { db in
+            // Permission bits are part of the three-way comparison (NULL: not known yet).
+            try db.execute(sql: "ALTER TABLE base ADD COLUMN mode INTEGER")
+        }
         return migrator
     }
 }

@@ -61,18 +61,20 @@ struct Materializer: Sendable {
         case .found(let stat):
             guard let located else { return (.absent, nil) }
             switch stat.kind {
-            case .directory: return (LocalView(kind: .directory, contentHash: Hashing.contentHash(chunks: [])), stat)
+            case .directory:
+                return (LocalView(kind: .directory, contentHash: Hashing.contentHash(chunks: []), mode: Modes.known(stat.mode)), stat)
             case .symlink:
                 let target: String
                 do { target = try located.readLink() } catch { throw MaterializeError(error) }
                 return (LocalView(kind: .symlink, contentHash: Hashing.sha256Hex(Array(target.utf8))), stat)
             case .file:
-                if let record, record.matches(stat) { return (LocalView(kind: .file, contentHash: record.contentHash), stat) }
+                let mode = Modes.known(stat.mode)
+                if let record, record.matches(stat) { return (LocalView(kind: .file, contentHash: record.contentHash, mode: mode), stat) }
                 let fd: Int32
                 do { fd = try located.open(flags: O_RDONLY) } catch { throw MaterializeError(error) }
                 defer { close(fd) }
                 do {
-                    return (LocalView(kind: .file, contentHash: try chunker.chunk(fd: fd, path: path).contentHash), stat)
+                    return (LocalView(kind: .file, contentHash: try chunker.chunk(fd: fd, path: path).contentHash, mode: mode), stat)
                 } catch {
                     throw .io("read", path, error.errno)
                 }
@@ -105,15 +107,58 @@ struct Materializer: Sendable {
         return mode_t(bits == 0 ? fallback : bits)
     }
 
+    /// A directory with exactly the entry's mode (not narrowed by the umask: what the
+    /// other side has is what this side keeps, else the difference would travel back).
     func makeDirectory(_ path: String, mode: UInt32) throws(MaterializeError) -> FileStat {
         let target = try locate(path, create: true)
-        if mkdirat(target.directory.fd, target.name, Self.safeMode(mode, fallback: 0o755)) != 0 && errno != EEXIST {
+        let wanted = Self.safeMode(mode, fallback: 0o755)
+        if mkdirat(target.directory.fd, target.name, wanted) != 0 && errno != EEXIST {
             throw .io("mkdir", path)
         }
         guard case .found(let stat) = target.lstat(), stat.kind == .directory else {
             throw MaterializeError(code: .changedMeanwhile, path: path, message: "not a directory")
         }
+        guard stat.mode & 0o7777 != UInt32(wanted) else { return stat }
+        return try setMode(target, mode: mode)
+    }
+
+    /// Gives `path` the remote mode, if it is still what was planned (`expected`).
+    func setMode(_ path: String, mode: UInt32, expected: FileStat) throws(MaterializeError) -> FileStat {
+        let target = try locate(path)
+        try checkUnchanged(target, expected: expected)
+        return try setMode(target, mode: mode)
+    }
+
+    private func setMode(_ target: Located, mode: UInt32) throws(MaterializeError) -> FileStat {
+        let wanted = Self.safeMode(mode, fallback: 0o644)
+        guard fchmodat(target.directory.fd, target.name, wanted, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw .io("chmod", target.relative)
+        }
+        guard case .found(let stat) = target.lstat() else { throw .io("stat", target.relative) }
         return stat
+    }
+
+    /// Makes room for an entry of another kind than what is on disk (`expected`, as
+    /// planned): an empty directory is removed (one with files in it stays, and is a
+    /// reported error), a file or symlink that a directory replaces goes to the trash.
+    /// Returns what is at the path afterwards, as the writers expect it.
+    func makeRoom(at path: String, for kind: EntryKind, expected: FileStat?, stamp: String) throws(MaterializeError) -> FileStat? {
+        guard let expected, (expected.kind == .directory) != (kind == .directory) else { return expected }
+        let target = try locate(path)
+        try checkUnchanged(target, expected: expected)
+        if expected.kind == .directory {
+            guard unlinkat(target.directory.fd, target.name, AT_REMOVEDIR) == 0 || errno == ENOENT else {
+                if errno == ENOTEMPTY || errno == EEXIST {
+                    throw MaterializeError(
+                        code: .notEmpty, path: path,
+                        message: "the other side replaced this directory by a \(kind.rawValue), and files here are not synced yet; move them away to let it in")
+                }
+                throw .io("rmdir", path)
+            }
+            return nil
+        }
+        try moveToTrash(path, kind: expected.kind, stamp: stamp)
+        return nil
     }
 
     func makeSymlink(_ path: String, target linkTarget: String, expected: FileStat?) throws(MaterializeError) -> FileStat {

@@ -62,7 +62,7 @@ struct RemoteApplier: Sendable {
             knownBases[path].flatMap { $0.deleted ? nil : $0.contentHash }
         }
         var renamedAway = Set<String>()
-        for entry in live + gone {
+        for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
             if entry.deleted && renamedAway.contains(entry.path) { continue }
             if !entry.deleted, let old = moves[entry.path] {
                 // A server-side move's tombstone may come in a later page: stand in for it
@@ -83,6 +83,26 @@ struct RemoteApplier: Sendable {
             }
         }
         return outcome
+    }
+
+    /// Parents before children when creating, children before parents when deleting;
+    /// and what was below a directory that became a file or symlink is removed before
+    /// that file or symlink arrives (unless it moved away: its arrival renames it).
+    static func order(live: [WireEntry], gone: [WireEntry], moveSources: Set<String>) -> [WireEntry] {
+        let replaced = Set(live.filter { $0.kind != .directory }.map(\.path))
+        guard !replaced.isEmpty else { return live + gone }
+        func isBelowReplaced(_ path: String) -> Bool {
+            var parent = Substring(path)
+            while let slash = parent.lastIndex(of: "/") {
+                parent = parent[..<slash]
+                if replaced.contains(String(parent)) { return true }
+            }
+            return false
+        }
+        let first = gone.filter { isBelowReplaced($0.path) && !moveSources.contains($0.path) }
+        guard !first.isEmpty else { return live + gone }
+        let firstPaths = Set(first.map(\.path))
+        return first + live + gone.filter { !firstPaths.contains($0.path) }
     }
 
     /// Applies one entry; if the user got in between planning and writing, plans
@@ -121,7 +141,14 @@ struct RemoteApplier: Sendable {
             if entry.deleted { update.removedLocals.append(path) }
             try index.record(folder: folder, update)
         case .download:
-            try await materialize(entry, expected: stat, plannedBase: base)
+            let room = try materializer.makeRoom(at: path, for: entry.kind, expected: stat, stamp: stamp)
+            try await materialize(entry, expected: room, plannedBase: base)
+        case .setMode:
+            guard let stat else { throw MaterializeError(code: .changedMeanwhile, path: path, message: "gone meanwhile") }
+            var update = IndexUpdate()
+            update.bases.append(Self.base(entry))
+            update.locals.append(Self.local(entry, stat: try materializer.setMode(path, mode: entry.mode, expected: stat)))
+            try index.record(folder: folder, update, ifBase: base, at: path)
         case .deleteLocal:
             try deleteLocal(entry, kind: view.kind ?? entry.kind, stamp: stamp, into: &outcome)
         case .keepLocalEdit:
@@ -269,7 +296,9 @@ struct RemoteApplier: Sendable {
     }
 
     static func base(_ entry: WireEntry) -> BaseRecord {
-        BaseRecord(path: entry.path, kind: entry.kind, rev: entry.rev, contentHash: entry.contentHash, deleted: entry.deleted)
+        BaseRecord(
+            path: entry.path, kind: entry.kind, rev: entry.rev, contentHash: entry.contentHash, deleted: entry.deleted,
+            mode: BaseRecord.mode(kind: entry.kind, mode: entry.mode, deleted: entry.deleted))
     }
 
     static func local(_ entry: WireEntry, stat: FileStat) -> LocalRecord {

@@ -60,9 +60,12 @@ struct Preparer: Sendable {
         min(max(mtimeNs, EntryLimits.mtimeNs.lowerBound), EntryLimits.mtimeNs.upperBound)
     }
 
-    private func isLive(_ base: BaseRecord?, kind: EntryKind, hash: String) -> Bool {
-        guard let base, !base.deleted else { return false }
-        return base.kind == kind && base.contentHash == hash
+    /// The server holds this kind and content (and, for files and directories, these
+    /// permission bits when the base knows them): nothing to commit.
+    private func isLive(_ base: BaseRecord?, kind: EntryKind, hash: String, mode: UInt32? = nil) -> Bool {
+        guard let base, !base.deleted, base.kind == kind, base.contentHash == hash else { return false }
+        guard let known = Modes.known(base.mode), let mode = Modes.known(mode) else { return true }
+        return known == mode
     }
 
     private func prepareDirectory(path: String, stat: FileStat, base: BaseRecord?) -> Preparation {
@@ -70,7 +73,7 @@ struct Preparer: Sendable {
         let local = LocalRecord(
             path: path, kind: .directory, inode: stat.inode, size: 0, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs,
             mode: stat.mode, contentHash: hash, chunks: [], symlinkTarget: nil)
-        if isLive(base, kind: .directory, hash: hash) { return .unchanged(local: local, removeLocalUnder: nil) }
+        if isLive(base, kind: .directory, hash: hash, mode: stat.mode) { return .unchanged(local: local, removeLocalUnder: nil) }
         return .change([PreparedChange(
             change: CommitChange(
                 path: path, baseRev: base?.rev ?? 0, kind: .directory, size: 0, mtimeNs: Self.sentMtime(stat.mtimeNs), mode: Self.sentMode(stat.mode),
@@ -103,7 +106,7 @@ struct Preparer: Sendable {
     {
         let path = located.relative
         // stat unchanged since we last hashed it, and the server has that content: nothing to read.
-        if let local, local.matches(stat), isLive(base, kind: .file, hash: local.contentHash) {
+        if let local, local.matches(stat), isLive(base, kind: .file, hash: local.contentHash, mode: stat.mode) {
             return .unchanged(local: local, removeLocalUnder: nil)
         }
         let fd: Int32
@@ -136,7 +139,7 @@ struct Preparer: Sendable {
             path: path, kind: .file, inode: after.inode, size: after.size, mtimeNs: after.mtimeNs,
             ctimeNs: after.ctimeNs, mode: after.mode, contentHash: chunked.contentHash,
             chunks: chunked.chunks.map(\.hash), symlinkTarget: nil)
-        if isLive(base, kind: .file, hash: chunked.contentHash) { return .unchanged(local: record, removeLocalUnder: nil) }
+        if isLive(base, kind: .file, hash: chunked.contentHash, mode: after.mode) { return .unchanged(local: record, removeLocalUnder: nil) }
         let source: ChunkSource = bytes.map { .memory($0, chunked.chunks) } ?? .file(path: path, in: folder, chunked.chunks)
         return .change([PreparedChange(
             change: CommitChange(

@@ -102,7 +102,8 @@ extension Uploader {
 
     private func record(_ change: CommitChange, rev: Int64, local: LocalRecord?, into result: inout PushBatchResult) {
         result.update.bases.append(BaseRecord(
-            path: change.path, kind: change.kind, rev: rev, contentHash: change.contentHash, deleted: change.deleted))
+            path: change.path, kind: change.kind, rev: rev, contentHash: change.contentHash, deleted: change.deleted,
+            mode: BaseRecord.mode(kind: change.kind, mode: change.mode, deleted: change.deleted)))
         if let local {
             result.update.locals.append(local)
         } else if change.deleted {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SyncCore
 
 /// A server and two syncd processes syncing the same folder.
@@ -51,6 +52,9 @@ struct TwoDevices {
 }
 
 /// path → content hash of everything under `root` (symlinks by target, directories as the empty hash).
+/// Files are hashed again only when their stat changed (`FileHashCache`): tests poll this
+/// many times a second, and hashing a 200 MiB file on every poll would hold one of the
+/// test process's two executor threads, stalling the in-process servers of other suites.
 func localTree(_ root: String) throws -> [String: String] {
     var out: [String: String] = [:]
     let fm = FileManager.default
@@ -58,12 +62,33 @@ func localTree(_ root: String) throws -> [String: String] {
     while let path = walker.nextObject() as? String {
         if (path as NSString).lastPathComponent.hasPrefix(".syncd-tmp-") { continue }
         let full = root + "/" + path
-        let attributes = try fm.attributesOfItem(atPath: full)
-        switch attributes[.type] as? FileAttributeType {
-        case .typeDirectory?: out[path] = Hashing.contentHash(chunks: [])
-        case .typeSymbolicLink?: out[path] = Hashing.sha256Hex(Array(try fm.destinationOfSymbolicLink(atPath: full).utf8))
-        default: out[path] = FileChunker().chunk(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: full)))).contentHash
+        var st = stat()
+        guard lstat(full, &st) == 0 else { throw TestFailure("cannot stat \(full): \(String(cString: strerror(errno)))") }
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR: out[path] = Hashing.contentHash(chunks: [])
+        case S_IFLNK: out[path] = Hashing.sha256Hex(Array(try fm.destinationOfSymbolicLink(atPath: full).utf8))
+        default: out[path] = try FileHashCache.shared.hash(full, st)
         }
     }
     return out
+}
+
+/// Content hashes of files by path and stat (inode, size, mtime, ctime).
+final class FileHashCache: Sendable {
+    static let shared = FileHashCache()
+    private struct Key: Hashable {
+        var path: String
+        var inode: UInt64, size: Int64, mtime: Int, mtimeNs: Int, ctime: Int, ctimeNs: Int
+    }
+    private let hashes = Mutex<[Key: String]>([:])
+
+    func hash(_ path: String, _ st: stat) throws -> String {
+        let key = Key(
+            path: path, inode: UInt64(st.st_ino), size: Int64(st.st_size), mtime: st.st_mtim.tv_sec,
+            mtimeNs: st.st_mtim.tv_nsec, ctime: st.st_ctim.tv_sec, ctimeNs: st.st_ctim.tv_nsec)
+        if let known = hashes.withLock({ $0[key] }) { return known }
+        let hash = FileChunker().chunk(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path)))).contentHash
+        hashes.withLock { $0[key] = hash }
+        return hash
+    }
 }

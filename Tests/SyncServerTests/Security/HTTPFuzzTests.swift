@@ -34,7 +34,7 @@ struct HTTPFuzzTests {
                 for request in batch {
                     group.addTask {
                         let text = String(decoding: request.bytes.prefix(400), as: UTF8.self).debugDescription
-                        return ("\(request.label) \(text)", try await RawConnection.exchange(port: server.port, request.bytes, readTimeout: .seconds(30)))
+                        return ("\(request.label) \(text)", try await RawConnection.exchange(port: server.port, request.bytes, readTimeout: .seconds(120)))
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -49,7 +49,7 @@ struct HTTPFuzzTests {
                 }
             }
         }
-        let health = try await RawConnection.exchange(port: server.port, RawConnection.request("GET", "/v1/health"))
+        let health = try await RawConnection.exchange(port: server.port, RawConnection.request("GET", "/v1/health"), readTimeout: .seconds(120))
         print("fuzz seed \(seed): \(sent) requests, statuses \(tally.sorted { $0.key < $1.key }), \(failures.count) failures")
         #expect(health.status == 200, "server alive after the fuzz")
         #expect(failures.isEmpty, "\(failures.prefix(5))")

@@ -26,9 +26,12 @@ struct LiveServer {
         var iterator = addresses.makeAsyncIterator()
         guard let address = await iterator.next() else { throw RawConnection.Failure(message: "server did not start") }
         let body = #"{"credential":"\#(credential)"}"#
+        // Setup, not under test: a generous wait (other suites in this process can keep
+        // both cores busy with 10,000-entry commits for many seconds).
         let answer = try await RawConnection.exchange(
             port: address.port,
-            RawConnection.request("POST", "/v1/auth/token", headers: ["Content-Type": "application/json"], body: body))
+            RawConnection.request("POST", "/v1/auth/token", headers: ["Content-Type": "application/json"], body: body),
+            readTimeout: .seconds(120))
         guard let range = answer.body.range(of: #""access_token":""#) else {
             throw RawConnection.Failure(message: "no token: \(answer.text)")
         }

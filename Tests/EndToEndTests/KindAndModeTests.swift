@@ -1,0 +1,116 @@
+import Foundation
+import SyncCore
+import Testing
+
+/// A permission change alone, and a path that changes kind (file ↔ directory ↔
+/// symlink, as `git checkout` of another branch does), reach the other device.
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct KindAndModeTests {
+    static let dir = Hashing.contentHash(chunks: [])
+
+    @Test func aPermissionChangeAloneIsSyncedBothWays() async throws {
+        let two = try await TwoDevices.start("mode")
+        defer { two.stop() }
+        try writeFile(two.a.path("run.sh"), "echo hi")
+        try FileManager.default.createDirectory(atPath: two.a.path("private"), withIntermediateDirectories: true)
+        try await two.waitForBoth(["run.sh": contentHash("echo hi"), "private": Self.dir])
+        try await waitForMode(two.b.path("run.sh"), 0o644, on: two.b)
+        try await two.b.waitUntilIdle()
+
+        #expect(chmod(two.a.path("run.sh"), 0o755) == 0)
+        #expect(chmod(two.a.path("private"), 0o700) == 0)
+        try await waitForMode(two.b.path("run.sh"), 0o755, on: two.b)
+        try await waitForMode(two.b.path("private"), 0o700, on: two.b)
+
+        // And back from the other side, the content untouched.
+        try await two.a.waitUntilIdle()
+        #expect(chmod(two.b.path("run.sh"), 0o640) == 0)
+        try await waitForMode(two.a.path("run.sh"), 0o640, on: two.a)
+        try await two.waitForBoth(["run.sh": contentHash("echo hi"), "private": Self.dir])
+        for d in [two.a, two.b] {
+            try await d.waitUntilIdle()
+            let status = try #require(try await d.status())
+            #expect(status.errors.isEmpty, "\(status.errors)")
+        }
+        // No mode travels back and forth (a umask on the receiving side must not start a
+        // ping-pong): one more change is exactly one more revision.
+        let client = two.server.client(credential: two.credentialA)
+        let before = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        try writeFile(two.a.path("marker"), "m")
+        try await two.waitForBoth(["run.sh": contentHash("echo hi"), "private": Self.dir, "marker": contentHash("m")])
+        try await two.a.waitUntilIdle()
+        try await two.b.waitUntilIdle()
+        let after = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        #expect(after == before + 1, "\(after - before) revisions for one new file")
+    }
+
+    @Test func aPathThatChangesKindConverges() async throws {
+        let two = try await TwoDevices.start("kind")
+        defer { two.stop() }
+        let fm = FileManager.default
+        try writeFile(two.a.path("swap"), "a file")
+        try fm.createDirectory(atPath: two.a.path("dir/sub"), withIntermediateDirectories: true)
+        try writeFile(two.a.path("dir/sub/deep.txt"), "deep")
+        try writeFile(two.a.path("dir/top.txt"), "top")
+        try writeFile(two.a.path("link"), "soon a link")
+        try fm.createDirectory(atPath: two.a.path("tree"), withIntermediateDirectories: true)
+        try writeFile(two.a.path("tree/leaf"), "leaf")
+        try await two.waitForBoth([
+            "swap": contentHash("a file"), "dir": Self.dir, "dir/sub": Self.dir, "dir/sub/deep.txt": contentHash("deep"),
+            "dir/top.txt": contentHash("top"), "link": contentHash("soon a link"), "tree": Self.dir,
+            "tree/leaf": contentHash("leaf"),
+        ])
+        try await two.b.waitUntilIdle()
+
+        // file → directory, directory → file, file → symlink, directory → symlink.
+        try fm.removeItem(atPath: two.a.path("swap"))
+        try fm.createDirectory(atPath: two.a.path("swap"), withIntermediateDirectories: false)
+        try writeFile(two.a.path("swap/inside.txt"), "inside")
+        try fm.removeItem(atPath: two.a.path("dir"))
+        try writeFile(two.a.path("dir"), "now a file")
+        try fm.removeItem(atPath: two.a.path("link"))
+        try fm.createSymbolicLink(atPath: two.a.path("link"), withDestinationPath: "swap/inside.txt")
+        try fm.removeItem(atPath: two.a.path("tree"))
+        try fm.createSymbolicLink(atPath: two.a.path("tree"), withDestinationPath: "dir")
+        let changed = [
+            "swap": Self.dir, "swap/inside.txt": contentHash("inside"), "dir": contentHash("now a file"),
+            "link": Hashing.sha256Hex(Array("swap/inside.txt".utf8)), "tree": Hashing.sha256Hex(Array("dir".utf8)),
+        ]
+        try await two.waitForBoth(changed, timeout: .seconds(60))
+
+        // And back again from the other device.
+        try await two.a.waitUntilIdle()
+        try await two.b.waitUntilIdle()
+        try fm.removeItem(atPath: two.b.path("swap"))
+        try writeFile(two.b.path("swap"), "a file again")
+        try fm.removeItem(atPath: two.b.path("dir"))
+        try fm.createDirectory(atPath: two.b.path("dir"), withIntermediateDirectories: false)
+        try fm.removeItem(atPath: two.b.path("tree"))
+        try fm.createDirectory(atPath: two.b.path("tree"), withIntermediateDirectories: false)
+        try writeFile(two.b.path("tree/leaf"), "leaf 2")
+        try await two.waitForBoth(
+            [
+                "swap": contentHash("a file again"), "dir": Self.dir, "tree": Self.dir, "tree/leaf": contentHash("leaf 2"),
+                "link": Hashing.sha256Hex(Array("swap/inside.txt".utf8)),
+            ], timeout: .seconds(60))
+        for d in [two.a, two.b] {
+            try await d.waitUntilIdle()
+            let status = try #require(try await d.status())
+            #expect(status.errors.isEmpty, "\(status.errors)")
+        }
+    }
+
+    private func waitForMode(_ path: String, _ mode: mode_t, on daemon: DaemonProcess) async throws {
+        var seen: mode_t = 0
+        do {
+            try await eventually("\(path) has mode \(String(mode, radix: 8))", timeout: .seconds(30)) {
+                var st = stat()
+                guard lstat(path, &st) == 0 else { return false }
+                seen = st.st_mode & 0o7777
+                return seen == mode
+            }
+        } catch {
+            throw TestFailure("\(error); last seen \(String(seen, radix: 8))\n--- log tail:\n\(daemon.log.suffix(2000))")
+        }
+    }
+}
