@@ -30,6 +30,9 @@ public struct RemoteError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// The server answered 507: its disk is full (retried like any transient error).
+    public var isServerStorageFull: Bool { status == 507 }
+
     public var description: String {
         var text = "\(code): \(message)"
         if let status { text = "HTTP \(status) " + text }

@@ -99,29 +99,88 @@ extension FolderEngine {
         return try await queue.approveDeletes() + remote
     }
 
-    /// Applies remote entries (from the feed, or the current entries a push conflicted with).
+    /// Applies remote entries (from the feed, the retry list, or the current entries a
+    /// push conflicted with), one application at a time per folder. Entries that fail are
+    /// kept and retried with backoff (`remote_retry`); the folder is not idle meanwhile.
     /// Returns the error when the server could not be reached for some of them.
     @discardableResult
     func applyRemote(_ entries: [WireEntry]) async -> RemoteError? {
+        await withCheckedContinuation { applyTurns.request($0) }
+        defer { applyTurns.leave() }
         pendingDownloads += entries.count
         defer { pendingDownloads -= entries.count }
         let device = await remote.deviceName ?? "device"
         let box = IgnoreBox(rules: ignore, excluded: excluded)
         let outcome = await applier.apply(
             entries, device: device, ownDeviceId: await remote.deviceId, skip: { box.skips($0, isDirectory: $1) })
-        for (path, message) in outcome.errors { logger.warning("remote change not applied", metadata: ["path": "\(path)", "error": "\(message)"]) }
-        recordRemoteErrors(outcome.errors)
+        let retried = Set(outcome.failed.map(\.entry.path))
+        for (path, message) in outcome.errors where !retried.contains(path) {
+            logger.warning("remote change refused", metadata: ["path": "\(path)", "error": "\(message)"])
+        }
+        do {
+            try index.clearRetries(folder: id, applied: outcome.applied)
+            try index.holdForRetry(folder: id, outcome.failed) { attempt in
+                Self.retryBackoff.delay(afterAttempt: attempt, jitter: Double.random(in: 0..<1))
+            }
+            for (path, message) in outcome.errors where !retried.contains(path) {
+                try index.showError(folder: id, path: path, message: message)
+            }
+            remoteRetries = try index.retryCount(folder: id)
+        } catch {
+            // The cursor must not move past entries that are neither applied nor kept.
+            logger.error("cannot keep remote entries for a retry", metadata: ["folder": "\(id)", "error": "\(error)"])
+            return RemoteError(kind: .transient, code: "local_index", message: "cannot record remote changes: \(error)")
+        }
         if !outcome.pushes.isEmpty { await journal(outcome.pushes) }
         return outcome.retryLater
     }
 
-    private func recordRemoteErrors(_ errors: [(path: String, message: String)]) {
-        do {
-            for e in errors { try index.showError(folder: id, path: e.path, message: e.message) }
-        } catch {
-            logger.error("cannot record errors", metadata: ["error": "\(error)"])
+    /// Backoff of remote entries that could not be applied: soon at first, at most every 30 s.
+    static let retryBackoff = Backoff(initial: 1, maximum: 30)
+
+    /// Applies kept remote entries whose retry is due; checks once a second.
+    func retryRemotePeriodically() async {
+        while !Task.isCancelled {
+            do {
+                remoteRetries = try index.retryCount(folder: id)
+                if remoteRetries > 0, await !queue.paused, await checkRoot() {
+                    let due = try index.dueRetries(folder: id)
+                    if !due.isEmpty { await applyRemote(due) }
+                }
+            } catch {
+                logger.error("cannot read remote entries kept for a retry", metadata: ["folder": "\(id)", "error": "\(error)"])
+            }
+            do { try await Task.sleep(for: .seconds(1)) } catch { return }
         }
     }
+}
+
+/// One remote application at a time: the feed, retries and conflict answers take turns
+/// (each waits for the one before it; every waiter is let in exactly once, in order).
+struct ApplyTurns: Sendable {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// Whether the caller may go at once; else it is queued with `continuation`.
+    mutating func request(_ continuation: CheckedContinuation<Void, Never>) {
+        if busy {
+            waiting.append(continuation)
+        } else {
+            busy = true
+            continuation.resume()
+        }
+    }
+
+    /// The turn ends: the next waiter (if any) goes.
+    mutating func leave() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+
+    var isBusy: Bool { busy }
 }
 
 /// Why the change feed is not being followed right now.

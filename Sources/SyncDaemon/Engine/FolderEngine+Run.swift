@@ -35,6 +35,7 @@ extension FolderEngine {
                 for await message in stream { await self.handle(message) }
             }
             group.addTask { await self.rescanPeriodically() }
+            group.addTask { await self.retryRemotePeriodically() }
             group.addTask { await self.watchRootIdentity() }
             await group.next()
             group.cancelAll()

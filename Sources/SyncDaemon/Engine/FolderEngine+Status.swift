@@ -33,14 +33,26 @@ extension FolderEngine {
             case .starting: state = .starting
             case .scanning: state = .scanning
             case .running:
-                if feedError != nil || (offline != nil && pending > 0) {
+                if let offline, offline.isServerStorageFull, pending > 0 {
+                    // The server answered: it is not unreachable, its disk is full.
+                    state = .error
+                } else if feedError != nil || (offline != nil && pending > 0) {
                     state = .offline
                 } else {
-                    state = pending > 0 || busy || pendingDownloads > 0 || feedCatchingUp ? .syncing : .idle
+                    // Remote entries kept for a retry are still to come: not idle (their
+                    // errors say why), and not "synced" either.
+                    state = pending > 0 || busy || pendingDownloads > 0 || feedCatchingUp ? .syncing
+                        : remoteRetries > 0 ? .error : .idle
                 }
             }
         }
-        if let feedError, state == .offline {
+        if let offline, offline.isServerStorageFull, state == .error {
+            errors.insert(
+                PathErrorStatus(
+                    path: "", message: "the server's disk is full: \(pending) changes wait and are retried (\(offline))",
+                    retryAt: nil),
+                at: 0)
+        } else if let feedError, state == .offline {
             errors.insert(PathErrorStatus(path: "", message: "server unreachable: \(feedError.message)", retryAt: Self.iso(feedError.retryAt)), at: 0)
         } else if let offline, state == .offline {
             errors.insert(PathErrorStatus(path: "", message: "server unreachable: \(offline)", retryAt: nil), at: 0)
@@ -49,7 +61,8 @@ extension FolderEngine {
             Transfer(path: $0.path, direction: $0.direction, bytesDone: $0.done, bytesTotal: $0.total)
         }
         return FolderStatus(
-            id: id, path: root, state: state, pendingUploads: pending, pendingDownloads: pendingDownloads, transferring: transfers,
+            id: id, path: root, state: state, pendingUploads: pending, pendingDownloads: pendingDownloads + remoteRetries,
+            transferring: transfers,
             conflicts: try index.conflictCount(folder: id), errors: errors,
             lastSyncedAt: stored.lastSyncedAt.map(Self.iso), remoteCursor: stored.remoteCursor,
             watchedDirectories: watchedDirectories)

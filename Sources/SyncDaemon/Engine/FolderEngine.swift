@@ -47,6 +47,10 @@ public actor FolderEngine {
     let openWrites: OpenWrites
     var feedError: FeedProblem?
     var pendingDownloads = 0
+    /// Remote entries kept for a retry (could not be applied yet).
+    var remoteRetries = 0
+    /// Remote applications take turns (see `ApplyTurns`).
+    var applyTurns = ApplyTurns()
     /// The last feed page said more changes are waiting: not idle yet.
     var feedCatchingUp = false
     /// Remote deletes waiting for approval, and the approval for the next page.

@@ -93,6 +93,17 @@ public final class IndexStore: Sendable {
             // Permission bits are part of the three-way comparison (NULL: not known yet).
             try db.execute(sql: "ALTER TABLE base ADD COLUMN mode INTEGER")
         }
+        migrator.registerMigration("v6-remote-retry") { db in
+            // Remote entries not applied yet (disk full, something in the way), retried with backoff.
+            try db.execute(sql: """
+                CREATE TABLE remote_retry (
+                    folder_id TEXT NOT NULL, path TEXT NOT NULL, rev INTEGER NOT NULL, entry TEXT NOT NULL,
+                    attempts INTEGER NOT NULL, next_attempt_at REAL NOT NULL, last_error TEXT NOT NULL,
+                    PRIMARY KEY (folder_id, path)
+                );
+                CREATE INDEX remote_retry_due ON remote_retry (folder_id, next_attempt_at);
+                """)
+        }
         return migrator
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import SyncClient
 import SyncCore
@@ -17,6 +18,10 @@ struct RemoteApplier: Sendable {
         /// Local paths to push (conflict copies, local edits that beat remote deletes).
         var pushes: [String] = []
         var errors: [(path: String, message: String)] = []
+        /// Entries that could not be applied now and may be later (kept for a retry).
+        var failed: [(entry: WireEntry, message: String)] = []
+        /// Entries applied (or found already applied, or skipped by rule), by path and rev.
+        var applied: [(path: String, rev: Int64)] = []
         var conflicts = 0
         /// The server could not be reached for some entry: apply the page again later.
         var retryLater: RemoteError?
@@ -33,11 +38,15 @@ struct RemoteApplier: Sendable {
         for entry in entries {
             do {
                 _ = try RelativePath(validating: entry.path)
-                if skip(entry.path, entry.kind == .directory) { continue }
+                if skip(entry.path, entry.kind == .directory) {
+                    outcome.applied.append((entry.path, entry.rev))
+                    continue
+                }
                 // (Not the entries a server-side move made: no push of that path records them.)
                 if let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil,
                     try index.hasPendingPush(folder: folder, path: entry.path)
                 {
+                    outcome.applied.append((entry.path, entry.rev))
                     continue
                 }
                 valid.append(entry)
@@ -63,7 +72,10 @@ struct RemoteApplier: Sendable {
         }
         var renamedAway = Set<String>()
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
-            if entry.deleted && renamedAway.contains(entry.path) { continue }
+            if entry.deleted && renamedAway.contains(entry.path) {
+                outcome.applied.append((entry.path, entry.rev))
+                continue
+            }
             if !entry.deleted, let old = moves[entry.path] {
                 // A server-side move's tombstone may come in a later page: stand in for it
                 // with one at the arrival's rev (the real one, later, then finds it done).
@@ -71,15 +83,22 @@ struct RemoteApplier: Sendable {
                 do {
                     if try renameLocal(from: tombstone, to: entry) {
                         renamedAway.insert(old)
+                        outcome.applied.append((entry.path, entry.rev))
                         continue
                     }
                 } catch {
                     logger.debug("rename for a remote move failed; copying instead", metadata: ["path": "\(entry.path)", "error": "\(error)"])
                 }
             }
-            if let message = await applyRetrying(entry, device: device, stamp: stamp, into: &outcome) {
+            switch await applyRetrying(entry, device: device, stamp: stamp, into: &outcome) {
+            case .applied:
+                outcome.applied.append((entry.path, entry.rev))
+            case .failed(let message):
                 outcome.errors.append((entry.path, message))
+                outcome.failed.append((entry, message))
                 logger.warning("cannot apply remote change", metadata: ["path": "\(entry.path)", "error": "\(message)"])
+            case .later:
+                break
             }
         }
         return outcome
@@ -105,25 +124,40 @@ struct RemoteApplier: Sendable {
         return first + live + gone.filter { !firstPaths.contains($0.path) }
     }
 
+    enum EntryResult { case applied, failed(String), later }
+
     /// Applies one entry; if the user got in between planning and writing, plans
-    /// once more with what is there now. Returns the error message, if any.
+    /// once more with what is there now.
     private func applyRetrying(_ entry: WireEntry, device: String, stamp: String, into outcome: inout Outcome) async
-        -> String?
+        -> EntryResult
     {
+        var last = ""
         for attempt in 0..<2 {
             do {
                 try await apply(entry, device: device, stamp: stamp, into: &outcome)
-                return nil
+                return .applied
             } catch let error as MaterializeError where error.code == .changedMeanwhile && attempt == 0 {
+                last = "\(error)"
                 continue
             } catch let error as RemoteError where error.kind == .transient {
                 outcome.retryLater = error
-                return nil
+                return .later
             } catch {
-                return "\(error)"
+                return .failed(Self.describe(error))
             }
         }
-        return nil
+        return .failed(last)
+    }
+
+    /// The message shown for a path that could not be written: a full disk says so.
+    static func describe(_ error: any Error) -> String {
+        let full: Bool
+        switch error {
+        case let error as MaterializeError: full = error.isDiskFull
+        case let error as DatabaseError: full = error.resultCode == .SQLITE_FULL
+        default: full = false
+        }
+        return full ? "disk full: \(error); retried until space is free" : "\(error)"
     }
 
     private func apply(_ entry: WireEntry, device: String, stamp: String, into outcome: inout Outcome) async throws {

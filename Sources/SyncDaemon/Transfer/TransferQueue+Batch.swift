@@ -80,9 +80,20 @@ extension TransferQueue {
                 offlineError = nil
             }
         } catch {
-            // The index could not record the outcome: leave the ops running-in-journal; they
-            // become pending again at the next start and are idempotent.
+            // The index could not record the outcome (its disk full?): the ops go round again
+            // in a few seconds (a push the server already has comes back as a conflict with
+            // the same content, and is adopted); if even that cannot be written they stay
+            // claimed until the next start. Whoever waits on them is told now (a waiter
+            // already answered above is not: `resolve` empties its list).
             logger.error("recording push outcome failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            let paths = ops.map(\.path)
+            do {
+                try index.reschedule(
+                    folder: folder, paths: paths, error: "cannot record the push: \(error)", retryAt: Date().addingTimeInterval(5))
+            } catch {
+                logger.error("cannot put the ops back in the journal", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            }
+            for path in paths { resolve(path, with: .failed("cannot record the push: \(error)")) }
         }
     }
 

@@ -11,9 +11,15 @@ struct TwoDevices {
     /// Alpha's device credential, for talking to the server directly.
     let credentialA: String
 
-    static func start(_ label: String, extraFolderConfig: String = "") async throws -> TwoDevices {
+    /// `prepare` runs before anything starts (e.g. mounts a small disk under a data
+    /// dir or a folder): the server, then alpha and beta, as made but not running.
+    static func start(
+        _ label: String, extraFolderConfig: String = "",
+        prepare: (ServerProcess) throws -> Void = { _ in }, prepareDevices: (DaemonProcess, DaemonProcess) throws -> Void = { _, _ in }
+    ) async throws -> TwoDevices {
         let tmp = try TempDir(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
+        try prepare(server)
         let credA = try server.provision(folder: "docs", device: "alpha")
         let credB = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
         try await server.start()
@@ -23,6 +29,7 @@ struct TwoDevices {
         let b = try DaemonProcess(
             dir: try tmp.sub("beta"), folderID: "docs", serverURL: server.url, credential: credB,
             extraFolderConfig: extraFolderConfig)
+        try prepareDevices(a, b)
         try await a.start()
         try await b.start()
         return TwoDevices(tmp: tmp, server: server, a: a, b: b, credentialA: credA)

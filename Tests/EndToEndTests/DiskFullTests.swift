@@ -1,0 +1,81 @@
+import Foundation
+import SyncCore
+import Testing
+
+/// A full disk on the receiving side or on the server: a clear error in status, no
+/// partial file in the folder, nothing lost, and recovery by itself once space returns.
+/// (Small tmpfs mounts: the suite runs as root, as CI does.)
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct DiskFullTests {
+    @Test func aFullReceivingDiskIsRetriedUntilSpaceReturns() async throws {
+        var mounted: String?
+        let two = try await TwoDevices.start("disk-full-recv", prepareDevices: { _, b in
+            try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", b.folderPath) == 0, "mount tmpfs")
+            mounted = b.folderPath
+        })
+        defer {
+            two.a.stop()
+            two.b.stop()
+            if let mounted { run("/bin/umount", "-l", mounted) }
+            two.stop()
+        }
+        var expected: [String: String] = [:]
+        for i in 0..<6 {
+            let bytes = pseudoRandomBytes(count: 1 << 20, seed: UInt64(100 + i))
+            try writeFile(two.a.path("f\(i).bin"), bytes)
+            expected["f\(i).bin"] = contentHash(bytes)
+        }
+        try await two.a.waitUntilIdle(timeout: .seconds(60))
+        // Beta fits two or so of the six: it says "disk full", is not idle, shows no partial file.
+        var last: String = ""
+        try await eventually("beta reports the full disk", timeout: .seconds(60)) {
+            guard let status = try await two.b.status() else { return false }
+            last = "\(status.state) \(status.errors.map(\.message))"
+            return status.state != .idle && status.errors.contains { $0.message.contains("disk full") }
+        }
+        let partial = try localTree(two.b.folderPath).filter { expected[$0.key] != $0.value }
+        #expect(partial.isEmpty, "files that are not what alpha has: \(partial.keys.sorted())")
+        let staging = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
+        #expect(staging.isEmpty, "staging files left: \(staging)")
+        let status = try #require(try await two.b.status())
+        #expect(status.state != .idle, "\(last)")
+        #expect(status.pendingDownloads > 0, "what is missing is counted as pending")
+
+        // Space comes back: the rest arrives without a restart, and beta ends idle and clean.
+        #expect(run("/bin/mount", "-o", "remount,size=32m", two.b.folderPath) == 0)
+        try await two.waitForBoth(expected, timeout: .seconds(90))
+        try await two.b.waitUntilIdle(timeout: .seconds(60))
+        let after = try #require(try await two.b.status())
+        #expect(after.errors.isEmpty, "\(after.errors)")
+    }
+
+    @Test func aFullServerDiskIsShownAsSuchAndRecovers() async throws {
+        var mounted: String?
+        let two = try await TwoDevices.start("disk-full-server", prepare: { server in
+            let data = server.dir + "/data"
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", data) == 0, "mount tmpfs")
+            mounted = data
+        })
+        defer {
+            two.a.stop()
+            two.b.stop()
+            two.server.stop()
+            if let mounted { run("/bin/umount", "-l", mounted) }
+            two.stop()
+        }
+        let bytes = pseudoRandomBytes(count: 4 << 20, seed: 7)
+        try writeFile(two.a.path("big.bin"), bytes)
+        var last = ""
+        try await eventually("alpha shows the server's full disk", timeout: .seconds(60)) {
+            guard let status = try await two.a.status() else { return false }
+            last = "\(status.state) \(status.errors.map(\.message))"
+            return status.state == .error && status.errors.contains { $0.message.contains("server's disk is full") }
+        }
+        #expect(!last.contains("unreachable"), "the server answered; it is not unreachable: \(last)")
+        let mount = try #require(mounted)
+        #expect(run("/bin/mount", "-o", "remount,size=64m", mount) == 0)
+        try await two.waitForBoth(["big.bin": contentHash(bytes)], timeout: .seconds(120))
+        try await two.a.waitUntilIdle(timeout: .seconds(60))
+    }
+}
