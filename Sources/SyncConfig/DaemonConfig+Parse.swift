@@ -12,7 +12,7 @@ struct DaemonConfigParser {
     static let daemonKeys = ["state_dir", "control_socket", "log_level", "trash_retention"]
     static let serverKeys = ["url", "credential_file"]
     static let transferKeys = ["max_concurrent", "upload_limit"]
-    static let folderKeys = ["id", "path", "ignore", "settle", "rescan_interval", "max_delete_fraction"]
+    static let folderKeys = ["id", "path", "ignore", "settle", "rescan_interval", "max_delete_fraction", "max_delete_count"]
 
     init(file: String, environment: [String: String]) {
         self.file = file
@@ -126,8 +126,9 @@ struct DaemonConfigParser {
             throw reader.error("max_delete_fraction",
                                "out of range: expected a number greater than 0 and at most 1 (e.g. 0.5), got \(fraction)")
         }
+        let count = try reader.int("max_delete_count", in: 1...Int(Int32.max)) ?? DaemonConfig.defaultMaxDeleteCount
         return DaemonConfig.Folder(id: id, path: path, ignore: ignore, settle: settle,
-                                   rescanInterval: rescan, maxDeleteFraction: fraction)
+                                   rescanInterval: rescan, maxDeleteFraction: fraction, maxDeleteCount: count)
     }
 
     /// Why `id` is not a valid folder id, or nil when it is.

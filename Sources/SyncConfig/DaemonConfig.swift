@@ -62,13 +62,17 @@ public struct DaemonConfig: Sendable, Equatable {
         public var rescanInterval: Duration
         /// Deleting more than this fraction of the folder at once waits for approval; in (0, 1].
         public var maxDeleteFraction: Double
+        /// Deleting more than this many entries at once waits for approval, whatever the fraction.
+        public var maxDeleteCount: Int
 
         public init(
             id: String, path: String, ignore: [String] = [],
             settle: Duration = DaemonConfig.defaultSettle,
             rescanInterval: Duration = DaemonConfig.defaultRescanInterval,
-            maxDeleteFraction: Double = DaemonConfig.defaultMaxDeleteFraction
+            maxDeleteFraction: Double = DaemonConfig.defaultMaxDeleteFraction,
+            maxDeleteCount: Int = DaemonConfig.defaultMaxDeleteCount
         ) {
+            self.maxDeleteCount = maxDeleteCount
             self.id = id
             self.path = path
             self.ignore = ignore
@@ -105,6 +109,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public static let defaultSettle: Duration = .milliseconds(100)
     public static let defaultRescanInterval: Duration = .seconds(3600)
     public static let defaultMaxDeleteFraction = 0.5
+    public static let defaultMaxDeleteCount = 1_000
 
     // MARK: Loading
 

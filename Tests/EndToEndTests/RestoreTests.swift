@@ -7,7 +7,8 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(5)))
 struct RestoreTests {
     @Test func aRemoteDeleteGoesToTheTrashAndRestoreBringsItBack() async throws {
-        let two = try await TwoDevices.start("restore-delete")
+        // (Deleting most of this tiny folder is a delete wave: the guard is not what is tested here.)
+        let two = try await TwoDevices.start("restore-delete", extraFolderConfig: "max_delete_fraction = 1")
         defer { two.stop() }
         try FileManager.default.createDirectory(atPath: two.a.path("notes"), withIntermediateDirectories: true)
         try writeFile(two.a.path("notes/precious.txt"), "precious")

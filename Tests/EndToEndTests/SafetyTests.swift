@@ -37,6 +37,28 @@ struct SafetyTests {
         try await rig.waitForBoth(rest)
     }
 
+    /// No small-folder exemption: all five files of a five-file folder deleted while the
+    /// daemon runs (not the root: its contents) wait on both sides. (The absolute count,
+    /// `max_delete_count`, is checked in DeleteGuardTests.)
+    @Test func aSmallFolderEmptiedWhileRunningWaitsToo() async throws {
+        let rig = try await TwoDevices.start("wave-small")
+        defer { rig.stop() }
+        let (a, b) = (rig.a, rig.b)
+        var all: [String: String] = [:]
+        for i in 0..<5 {
+            try writeFile(a.path("s\(i).txt"), "small \(i)")
+            all["s\(i).txt"] = contentHash("small \(i)")
+        }
+        try await rig.waitForBoth(all)
+        for i in 0..<5 { try FileManager.default.removeItem(atPath: a.path("s\(i).txt")) }
+        try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
+        #expect(try localTree(b.folderPath).count == 5, "nothing deleted on beta before approval")
+        _ = try await a.control.approveDeletes(folder: "docs")
+        try await eventually("beta holds the remote wave") { try await b.status()?.state == .waitingForApproval }
+        _ = try await b.control.approveDeletes(folder: nil)
+        try await rig.waitForBoth([:])
+    }
+
     @Test func anEmptiedFolderRootDeletesNothing() async throws {
         let rig = try await Rig.start("emptied")
         defer { rig.stop() }

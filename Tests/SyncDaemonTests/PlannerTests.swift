@@ -204,12 +204,15 @@ struct ConflictNameTests {
 }
 
 struct DeleteGuardTests {
-    @Test func waitsOnlyForLargeWaves() {
-        let g = DeleteGuard(maxFraction: 0.5)
-        #expect(!g.mustWait(deletes: 10, liveEntries: 10), "a handful never waits")
+    @Test func waitsForLargeFractionsAndLargeCounts() {
+        let g = DeleteGuard(maxFraction: 0.5, maxCount: 1_000)
+        #expect(g.mustWait(deletes: 5, liveEntries: 5), "no small-folder exemption")
         #expect(g.mustWait(deletes: 80, liveEntries: 100))
         #expect(!g.mustWait(deletes: 50, liveEntries: 100))
         #expect(!g.mustWait(deletes: 40, liveEntries: 1000))
+        #expect(g.mustWait(deletes: 1_001, liveEntries: 1_000_000), "an absolute count, whatever the fraction")
+        #expect(!g.mustWait(deletes: 1_000, liveEntries: 1_000_000))
+        #expect(!g.mustWait(deletes: 1, liveEntries: 1), "one delete is not a wave")
         #expect(!g.mustWait(deletes: 0, liveEntries: 0))
     }
 }

@@ -53,7 +53,7 @@ public enum Daemon {
             openWrites: openWrites, maxConcurrent: config.transfer.maxConcurrent, logger: folderLogger)
         let queue = TransferQueue(
             folder: folder.id, index: index, uploader: uploader,
-            deleteGuard: DeleteGuard(maxFraction: folder.maxDeleteFraction), logger: folderLogger)
+            deleteGuard: DeleteGuard(maxFraction: folder.maxDeleteFraction, maxCount: folder.maxDeleteCount), logger: folderLogger)
         // Never sync our own state if someone put it inside a folder.
         let excluded = [config.daemon.stateDir].compactMap { dir -> String? in
             dir.hasPrefix(folder.path + "/") ? String(dir.dropFirst(folder.path.count + 1)) : nil

@@ -78,7 +78,7 @@ extension FolderEngine {
         // Content that arrives at another path in the same page was moved, not lost.
         let arriving = Set(entries.filter { !$0.deleted && $0.kind == .file }.map(\.contentHash))
         let deletes = bases.values.filter { !$0.deleted && !($0.kind == .file && arriving.contains($0.contentHash)) }.count
-        let guardrail = DeleteGuard(maxFraction: config.maxDeleteFraction)
+        let guardrail = DeleteGuard(maxFraction: config.maxDeleteFraction, maxCount: config.maxDeleteCount)
         let live = try index.liveBaseCount(folder: id)
         if remoteDeletesApproved || !guardrail.mustWait(deletes: deletes, liveEntries: live) {
             remoteDeletesApproved = false
