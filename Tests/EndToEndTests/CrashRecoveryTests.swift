@@ -1,4 +1,5 @@
 import Foundation
+import SyncCore
 import Testing
 
 /// SIGKILL the daemon with work pending: after a restart everything arrives,
@@ -36,5 +37,53 @@ struct CrashRecoveryTests {
         try await rig.waitForServerTree(expected)
         try await eventually("folder idle") { try await d.status()?.state == .idle }
         #expect(try await rig.folderRev() == 400, "each file version committed exactly once")
+    }
+
+    /// A kill -9 in the middle of a download leaves its staging file in the user's folder:
+    /// the next start removes it (and only it).
+    @Test func stagingFilesOfAnInterruptedRunAreRemovedAtStart() async throws {
+        let rig = try await Rig.start("staging-left", startDaemon: false)
+        defer { rig.stop() }
+        let d = rig.daemon
+        try FileManager.default.createDirectory(atPath: d.path("sub"), withIntermediateDirectories: true)
+        try writeFile(d.path(".syncd-tmp-0A1B2C3D4E5F"), "half a download")
+        try writeFile(d.path("sub/.syncd-tmp-FFEEDDCCBBAA"), "")
+        try writeFile(d.path("sub/kept.txt"), "kept")
+        try await d.start()
+        try await rig.waitForServerTree(["sub": Hashing.contentHash(chunks: []), "sub/kept.txt": contentHash("kept")])
+        try await eventually("staging files removed") {
+            !FileManager.default.fileExists(atPath: d.path(".syncd-tmp-0A1B2C3D4E5F"))
+                && !FileManager.default.fileExists(atPath: d.path("sub/.syncd-tmp-FFEEDDCCBBAA"))
+        }
+        #expect(FileManager.default.fileExists(atPath: d.path("sub/kept.txt")))
+    }
+
+    /// A name that is not valid UTF-8 cannot be synced (paths on the wire are UTF-8): it is
+    /// named in the status with its odd bytes escaped, whether there at start or created later,
+    /// and the rest of the folder syncs.
+    @Test func aNameThatIsNotUTF8IsReportedNotSkippedSilently() async throws {
+        let rig = try await Rig.start("non-utf8", startDaemon: false)
+        defer { rig.stop() }
+        let d = rig.daemon
+        func create(_ bytes: [UInt8]) throws {
+            let path = Array(d.folderPath.utf8) + [UInt8(ascii: "/")] + bytes + [0]
+            let fd = path.withUnsafeBufferPointer { p in
+                p.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+            }
+            guard fd >= 0 else { throw TestFailure("create: errno \(errno)") }
+            close(fd)
+        }
+        try create([0x6C, 0x61, 0x74, 0x69, 0x6E, 0x31, 0xE9, 0x2E, 0x74, 0x78, 0x74])  // "latin1\xe9.txt"
+        try writeFile(d.path("fine.txt"), "fine")
+        try await d.start()
+        try await rig.waitForServerTree(["fine.txt": contentHash("fine")])
+        try await eventually("the name is in the status") {
+            try await d.status()?.errors.contains { $0.path == "latin1\\xe9.txt" && $0.message.contains("not valid UTF-8") } == true
+        }
+        // Created while running: a scan finds it and names it too.
+        try create([0x6E, 0x65, 0x77, 0xFF])
+        try await eventually("the new name is in the status") {
+            try await d.status()?.errors.contains { $0.path == "new\\xff" } == true
+        }
     }
 }

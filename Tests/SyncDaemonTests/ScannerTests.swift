@@ -17,7 +17,8 @@ struct ScannerTests {
         try fm.createSymbolicLink(atPath: root + "/link", withDestinationPath: "/etc")
         let rules = IgnoreRules(patterns: ["*.swp", ".git/"])
         let scanner = Scanner(root: root) { path, isDirectory in rules.isIgnored(path, isDirectory: isDirectory) }
-        let (items, errors) = try scanner.scan()
+        let scanned = try scanner.scan()
+        let (items, errors) = (scanned.items, scanned.errors)
         #expect(errors.isEmpty)
         let kinds = Dictionary(uniqueKeysWithValues: items.map { ($0.path, $0.stat.kind) })
         #expect(kinds == ["a": .directory, "a/b": .directory, "a/b/f.txt": .file, "link": .symlink])

@@ -24,6 +24,11 @@ extension FolderEngine {
             return
         }
         guard let path = relative(event.path), !skips(path, isDirectory: event.isDirectory) else { return }
+        // A name that is not UTF-8 reaches us with U+FFFD in it: a scan names it in the status.
+        if path.unicodeScalars.contains("\u{FFFD}") {
+            requestRescan(reason: "a name that is not valid UTF-8 appeared")
+            return
+        }
         // A name in another Unicode form is renamed (its move events follow), or reported.
         guard event.flags.contains(.movedFrom) || event.flags.contains(.deleted) || acceptName(path) else { return }
         if path == IgnoreRules.fileName && reloadIgnoreFile() {
@@ -67,18 +72,18 @@ extension FolderEngine {
 
     /// Lost events mean a rescan; a storm of overflow notices means one rescan
     /// (plus one more if notices came in while it ran), not one per notice.
-    func requestRescan() {
+    func requestRescan(reason: String = "inotify events were lost") {
         if rescanScheduled { return }
         rescanScheduled = true
         Task {
             do { try await Task.sleep(for: .milliseconds(200)) } catch { return }
-            await self.runRequestedRescan()
+            await self.runRequestedRescan(reason: reason)
         }
     }
 
-    private func runRequestedRescan() async {
+    private func runRequestedRescan(reason: String) async {
         rescanScheduled = false
-        logger.warning("inotify events were lost; rescanning", metadata: ["folder": "\(id)"])
+        logger.warning("\(reason); rescanning", metadata: ["folder": "\(id)"])
         await fullScan()
     }
 

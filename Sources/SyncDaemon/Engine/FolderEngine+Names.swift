@@ -45,6 +45,6 @@ extension FolderEngine {
         nameProblems[current] = nil
         logger.info("renamed to its Unicode NFC form", metadata: ["folder": "\(id)", "path": "\(target)"])
         // Its events (a move) bring the new name in; a scan covers what the watcher may miss.
-        requestRescan()
+        requestRescan(reason: "a name was renamed to its NFC form")
     }
 }

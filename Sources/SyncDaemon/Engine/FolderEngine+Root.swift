@@ -19,7 +19,7 @@ extension FolderEngine {
             rootGone = nil
             logger.info("folder root is back; rescanning", metadata: ["folder": "\(id)"])
             if case .failure(let error) = await InotifyWatcher.shared.watch(path: root) { watchError = error }
-            requestRescan()
+            requestRescan(reason: "the folder root is back")
         }
         return rootProblem == nil
     }

@@ -15,8 +15,15 @@ extension FolderEngine {
         }
         let started = ContinuousClock.now
         do {
-            let (items, errors) = try scanner.scan()
-            for error in errors { logger.warning("scan: \(error)", metadata: ["folder": "\(id)"]) }
+            let scanned = try scanner.scan()
+            let items = scanned.items
+            for error in scanned.errors { logger.warning("scan: \(error)", metadata: ["folder": "\(id)"]) }
+            reportUndecodable(scanned.undecodableNames)
+            if !stagingCleared {
+                // Only an interrupted run leaves these (no download runs before the first scan).
+                removeStagingFiles(scanned.stagingFiles)
+                stagingCleared = true
+            }
             let baseline = try index.scanBaseline(folder: id)
             let liveBase = baseline.liveBase.count
             if items.isEmpty && liveBase > 0 {
@@ -57,13 +64,44 @@ extension FolderEngine {
         }
     }
 
+    /// Names that are not UTF-8 are not synced, and said so in the status (per name).
+    /// `below`: a subtree scan replaces only what it covers.
+    func reportUndecodable(_ names: [String], below: String? = nil) {
+        let scope = below.map { $0 + "/" }
+        for key in undecodableNames.keys where scope == nil || key.hasPrefix(scope!) { undecodableNames[key] = nil }
+        for name in names {
+            if undecodableNames[name] == nil {
+                logger.warning("name is not valid UTF-8; not synced", metadata: ["folder": "\(id)", "name": "\(name)"])
+            }
+            undecodableNames[name] = "\(name): the name is not valid UTF-8 and is not synced; rename it to sync it"
+        }
+    }
+
+    /// Removes download staging files an interrupted run left in the folder.
+    private func removeStagingFiles(_ paths: [String]) {
+        let folder = FolderRoot(root)
+        for path in paths {
+            do {
+                let staged = try folder.parent(of: path)
+                if unlinkat(staged.directory.fd, staged.name, 0) != 0 && errno != ENOENT {
+                    logger.warning("cannot remove a staging file", metadata: ["path": "\(path)", "error": "\(String(cString: strerror(errno)))"])
+                    continue
+                }
+                logger.info("removed a staging file an interrupted run left", metadata: ["folder": "\(id)", "path": "\(path)"])
+            } catch {
+                logger.warning("cannot remove a staging file", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+    }
+
     /// Scans one subtree (a directory that appeared) and journals what is in
     /// it, then `later` (a move's source) in the same journal write.
     func scanSubtree(_ relative: String, then later: [String] = [], moves: [String: String] = [:]) async {
         var paths = [relative]
         do {
-            let (items, _) = try scanner.scan(below: relative)
-            paths += items.map(\.path)
+            let scanned = try scanner.scan(below: relative)
+            paths += scanned.items.map(\.path)
+            reportUndecodable(scanned.undecodableNames, below: relative)
         } catch {
             // The directory went away again: its own event handles that.
             logger.debug("subtree scan failed", metadata: ["path": "\(relative)", "error": "\(error)"])

@@ -10,6 +10,9 @@ extension FolderEngine {
             PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(Self.iso))
         }
         for message in nameProblems.values.sorted() { errors.append(PathErrorStatus(path: "", message: message, retryAt: nil)) }
+        for (name, message) in undecodableNames.sorted(by: { $0.key < $1.key }) {
+            errors.append(PathErrorStatus(path: name, message: message, retryAt: nil))
+        }
         if let ignoreFileProblem { errors.append(PathErrorStatus(path: IgnoreRules.fileName, message: ignoreFileProblem, retryAt: nil)) }
         if let rootTrouble { errors.insert(PathErrorStatus(path: "", message: rootTrouble, retryAt: nil), at: 0) }
         if let watchError { errors.insert(PathErrorStatus(path: "", message: watchMessage(watchError), retryAt: nil), at: 0) }

@@ -61,6 +61,10 @@ public actor FolderEngine {
     var ignoreFileProblem: String?
     /// Names that cannot be synced as they are (see `acceptName`), with why.
     var nameProblems: [String: String] = [:]
+    /// Names on disk that are not valid UTF-8 (escaped), with what to do.
+    var undecodableNames: [String: String] = [:]
+    /// The first scan removed the staging files an interrupted run left.
+    var stagingCleared = false
     /// Local deletes being gathered into one wave.
     var deleteBurst: [String] = []
     var deleteBurstStarted = Date()

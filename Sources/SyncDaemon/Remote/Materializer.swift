@@ -105,7 +105,7 @@ struct Materializer: Sendable {
         }
     }
 
-    static func stagingName() -> String { ".syncd-tmp-" + UUID().uuidString.prefix(12) }
+    static func stagingName() -> String { Scanner.stagingPrefix + UUID().uuidString.prefix(12) }
 
     /// Permission bits a remote entry may set: rwx for all plus sticky, never
     /// setuid or setgid; 0 (unknown) becomes `fallback`.

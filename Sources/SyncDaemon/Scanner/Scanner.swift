@@ -13,6 +13,18 @@ public struct ScanError: Error, Sendable, CustomStringConvertible {
     public var description: String { "cannot scan \(path): \(String(cString: strerror(errno)))" }
 }
 
+/// What a scan found.
+public struct ScanResult: Sendable {
+    public var items: [ScannedItem] = []
+    /// Subdirectories that could not be read (the rest of the walk went on).
+    public var errors: [ScanError] = []
+    /// Names that are not valid UTF-8 (cannot be synced: the protocol's paths are
+    /// UTF-8), shown with their odd bytes escaped as \xNN.
+    public var undecodableNames: [String] = []
+    /// Staging files of downloads (`.syncd-tmp-…`), which only an interrupted run leaves.
+    public var stagingFiles: [String] = []
+}
+
 /// Walks a tree with openat/readdir/fstatat: no FileManager (20–30× slower
 /// on 100k files), never follows symlinks, skips what `skip` says.
 public struct Scanner: Sendable {
@@ -26,7 +38,7 @@ public struct Scanner: Sendable {
 
     /// Scans `relative` (nil = the root) and everything below it. Unreadable
     /// subdirectories are reported in `errors`, the rest of the walk goes on.
-    public func scan(below relative: String? = nil) throws(ScanError) -> (items: [ScannedItem], errors: [ScanError]) {
+    public func scan(below relative: String? = nil) throws(ScanError) -> ScanResult {
         // Reached beneath the root without following a symlink, like every other path.
         let start: DirectoryHandle
         do {
@@ -36,40 +48,55 @@ public struct Scanner: Sendable {
         }
         let fd = dup(start.fd)
         guard fd >= 0 else { throw ScanError(path: relative.map { root + "/" + $0 } ?? root, errno: errno) }
-        var items: [ScannedItem] = []
-        var errors: [ScanError] = []
-        walk(fd: fd, prefix: relative, into: &items, errors: &errors)
-        return (items, errors)
+        var result = ScanResult()
+        walk(fd: fd, prefix: relative, into: &result)
+        return result
     }
 
-    private func walk(fd: Int32, prefix: String?, into items: inout [ScannedItem], errors: inout [ScanError]) {
+    static let stagingPrefix = ".syncd-tmp-"
+
+    /// `bytes` with everything outside printable ASCII escaped as \xNN.
+    static func escaped(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }
+            .joined()
+    }
+
+    private func walk(fd: Int32, prefix: String?, into result: inout ScanResult) {
         guard let dir = fdopendir(fd) else {
             close(fd)
             return
         }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            let decoded = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { raw in
+                    (String(validatingCString: raw), Array(UnsafeBufferPointer(start: raw, count: strlen(raw))))
+                }
+            }
+            guard let name = decoded.0 else {
+                let shown = Self.escaped(decoded.1.map { UInt8(bitPattern: $0) })
+                result.undecodableNames.append(prefix.map { $0 + "/" + shown } ?? shown)
+                continue
             }
             if name == "." || name == ".." { continue }
             let path = prefix.map { $0 + "/" + name } ?? name
             var st = stat()
             guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
-                if errno != ENOENT { errors.append(ScanError(path: path, errno: errno)) }
+                if errno != ENOENT { result.errors.append(ScanError(path: path, errno: errno)) }
                 continue
             }
             guard let fileStat = FileStat(st) else { continue }
             let isDirectory = fileStat.kind == .directory
+            if !isDirectory && name.hasPrefix(Self.stagingPrefix) { result.stagingFiles.append(path) }
             if skip(path, isDirectory) { continue }
-            items.append(ScannedItem(path: path, stat: fileStat))
+            result.items.append(ScannedItem(path: path, stat: fileStat))
             if isDirectory {
                 let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 if child < 0 {
-                    errors.append(ScanError(path: path, errno: errno))
+                    result.errors.append(ScanError(path: path, errno: errno))
                     continue
                 }
-                walk(fd: child, prefix: path, into: &items, errors: &errors)
+                walk(fd: child, prefix: path, into: &result)
             }
         }
     }
