@@ -87,3 +87,35 @@ struct CrashRecoveryTests {
         }
     }
 }
+
+/// kill -9 at the one instant where the index and the disk disagree by design: a download
+/// recorded, its staging file not yet renamed into place.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct InterruptedDownloadTests {
+    @Test func aDownloadCutBeforeItsRenameIsFetchedAgainNotPushedBack() async throws {
+        let two = try await TwoDevices.start("cut-download")
+        defer { two.stop() }
+        try writeFile(two.a.path("doc.txt"), "version 1")
+        try await two.waitForBoth(["doc.txt": contentHash("version 1")])
+        try await two.b.waitUntilIdle()
+        // Beta restarts armed: it dies right after recording version 2, before the rename.
+        two.b.stop()
+        try await two.b.start(environment: ["SYNCD_CRASH_POINT": "before-rename:doc.txt"])
+        try writeFile(two.a.path("doc.txt"), "version 2")
+        #expect(try await two.b.waitForExit(timeout: .seconds(30)), "the crash point did not fire")
+        // On disk: still version 1 (and a staging file). The index said version 2.
+        #expect(try String(contentsOfFile: two.b.path("doc.txt"), encoding: .utf8) == "version 1")
+        let client = two.server.client(credential: two.credentialA)
+        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+
+        try await two.b.start()
+        try await two.waitForBoth(["doc.txt": contentHash("version 2")])
+        try await two.a.waitUntilIdle()
+        try await two.b.waitUntilIdle()
+        // Beta pushed nothing: version 1 did not come back as a "local edit", and no
+        // conflict copy was made of a version beta never edited.
+        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions after its restart")
+        #expect(try await two.b.status()?.conflicts == 0)
+    }
+}

@@ -24,6 +24,7 @@ extension FolderEngine {
             logger.error("cannot read folder state", metadata: ["folder": "\(id)", "error": "\(error)"])
         }
         expireTrash()
+        recoverInterruptedDownloads()
         await fullScan()
         await queue.onConflict { entries in await self.applyRemote(entries) }
         // Nothing is sent while the root is gone, replaced or suddenly empty.
@@ -63,6 +64,24 @@ extension FolderEngine {
         while !Task.isCancelled {
             do { try await Task.sleep(for: .seconds(1)) } catch { return }
             _ = await checkRoot()
+        }
+    }
+
+    /// Downloads a kill -9 cut between recording and renaming: their records are put
+    /// back, so the scan does not take the old file on disk for a local edit (which would
+    /// push the previous version over the newer one, or make a conflict copy of it).
+    private func recoverInterruptedDownloads() {
+        let folder = FolderRoot(root)
+        do {
+            let restored = try index.recoverInterruptedDownloads(folder: id) { path in
+                guard case .found(let stat) = folder.lstat(path) else { return nil }
+                return stat.inode
+            }
+            if !restored.isEmpty {
+                logger.info("downloads cut short by the last stop will be fetched again", metadata: ["folder": "\(id)", "paths": "\(restored.count)"])
+            }
+        } catch {
+            logger.error("cannot recover interrupted downloads", metadata: ["folder": "\(id)", "error": "\(error)"])
         }
     }
 

@@ -1,7 +1,7 @@
 import SyncCore
 
 /// What we last saw of a path on disk, and what its content hashed to.
-public struct LocalRecord: Sendable, Equatable {
+public struct LocalRecord: Sendable, Equatable, Codable {
     public var path: String
     public var kind: EntryKind
     public var inode: UInt64
@@ -21,7 +21,7 @@ public struct LocalRecord: Sendable, Equatable {
 }
 
 /// The last state both sides agreed on.
-public struct BaseRecord: Sendable, Equatable {
+public struct BaseRecord: Sendable, Equatable, Codable {
     public var path: String
     public var kind: EntryKind
     public var rev: Int64

@@ -57,6 +57,10 @@ struct IndexUpdate: Sendable {
     var locals: [LocalRecord] = []
     var removedLocals: [String] = []
     var bases: [BaseRecord] = []
+    /// A download about to be renamed into place (written with the rest), and downloads
+    /// that landed (their intents dropped).
+    var intent: DownloadIntent?
+    var landed: [String] = []
 
     func adding(local: LocalRecord) -> IndexUpdate {
         var copy = self
@@ -68,6 +72,8 @@ struct IndexUpdate: Sendable {
 extension IndexStore {
     func apply(folder: String, _ update: IndexUpdate, in db: Database) throws {
         for move in update.moves { try rename(folder: folder, from: move.from, to: move.to, in: db) }
+        if let intent = update.intent { try putIntent(folder: folder, intent, in: db) }
+        if !update.landed.isEmpty { try dropIntents(folder: folder, paths: update.landed, in: db) }
         let putLocal = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO local_files
             (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target)

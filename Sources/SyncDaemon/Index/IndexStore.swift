@@ -104,6 +104,16 @@ public final class IndexStore: Sendable {
                 CREATE INDEX remote_retry_due ON remote_retry (folder_id, next_attempt_at);
                 """)
         }
+        migrator.registerMigration("v7-download-intents") { db in
+            // A download recorded but perhaps not renamed into place (see DownloadIntent).
+            try db.execute(sql: """
+                CREATE TABLE download_intents (
+                    folder_id TEXT NOT NULL, path TEXT NOT NULL, staged_inode INTEGER NOT NULL,
+                    previous_local TEXT, previous_base TEXT,
+                    PRIMARY KEY (folder_id, path)
+                )
+                """)
+        }
         return migrator
     }
 }

@@ -278,9 +278,12 @@ struct RemoteApplier: Sendable {
                 fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) },
                 progress: { bytes in await progress.advance(path: path, by: bytes) },
                 beforeRename: { staged in
-                    try index.record(
-                        folder: folder, early.adding(local: Self.local(entry, stat: staged)), ifBase: plannedBase, at: path)
+                    var update = early.adding(local: Self.local(entry, stat: staged))
+                    update.intent = DownloadIntent(
+                        path: path, stagedInode: staged.inode, previousLocal: before.local[path], previousBase: before.base[path])
+                    try index.record(folder: folder, update, ifBase: plannedBase, at: path)
                     recorded = true
+                    CrashPoint.reached(.beforeRename, path: path)
                 })
                 final = written.stat
                 if let localChunks {
@@ -293,12 +296,18 @@ struct RemoteApplier: Sendable {
                 }
             } catch {
                 await progress.end(paths: [path])
-                if recorded { try index.restore(folder: folder, path: path, local: before.local[path], base: before.base[path]) }
+                if recorded {
+                    try index.restore(folder: folder, path: path, local: before.local[path], base: before.base[path])
+                    var landed = IndexUpdate()
+                    landed.landed = [path]
+                    try index.record(folder: folder, landed)
+                }
                 throw error
             }
             await progress.end(paths: [path])
             var late = IndexUpdate()
             late.locals.append(Self.local(entry, stat: final))
+            late.landed = [path]
             try index.record(folder: folder, late)
         }
     }

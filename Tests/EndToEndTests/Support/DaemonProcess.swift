@@ -40,8 +40,12 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// `inotifyWatchLimit` runs the daemon in its own user namespace whose
     /// `max_inotify_watches` is that low: the kernel's real ENOSPC, for this process only.
-    func start(waitUntilRunning: Bool = true, inotifyWatchLimit: Int? = nil) async throws {
+    /// `environment`: extra variables (e.g. a crash point, see `CrashPoint` in SyncDaemon).
+    func start(waitUntilRunning: Bool = true, inotifyWatchLimit: Int? = nil, environment: [String: String] = [:]) async throws {
         let p = Process()
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let syncd = try Binaries.path("syncd")
         if let limit = inotifyWatchLimit {
             p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
@@ -73,6 +77,18 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Stops it the hard way: no chance to tidy up.
+    /// Waits for the process to end by itself (a crash point fired); true if it did.
+    func waitForExit(timeout: Duration) async throws -> Bool {
+        guard let p = process else { return true }
+        do {
+            try await eventually("syncd exits", timeout: timeout) { !p.isRunning }
+        } catch {
+            return false
+        }
+        process = nil
+        return true
+    }
+
     func kill9() {
         guard let p = process, p.isRunning else { return }
         kill(p.processIdentifier, SIGKILL)

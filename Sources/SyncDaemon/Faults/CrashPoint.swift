@@ -1,0 +1,23 @@
+import Foundation
+import Glibc
+
+/// A fault-injection seam for crash tests: `SYNCD_CRASH_POINT=<point>:<path>` makes
+/// syncd kill itself with SIGKILL when it reaches `<point>` for `<path>` — a real
+/// kill -9 at an instant no outside timing can hit reliably. Unset (always, outside
+/// the crash tests), it does nothing.
+enum CrashPoint: String, Sendable {
+    /// A download is recorded in the index; its staging file is not renamed into place yet.
+    case beforeRename = "before-rename"
+
+    private static let armed: (point: String, path: String)? = {
+        guard let value = ProcessInfo.processInfo.environment["SYNCD_CRASH_POINT"],
+            let colon = value.firstIndex(of: ":")
+        else { return nil }
+        return (String(value[..<colon]), String(value[value.index(after: colon)...]))
+    }()
+
+    static func reached(_ point: CrashPoint, path: String) {
+        guard let armed, armed.point == point.rawValue, armed.path == path else { return }
+        kill(getpid(), SIGKILL)
+    }
+}
