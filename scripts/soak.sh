@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Long convergence soak: runs N fresh random seeds of the two-device workload
 # (10 per test run) and appends every failing seed to a file for replay with
-# SYNCD_CONVERGENCE_SEEDS=<seed>. Not part of CI (CI runs the fixed seeds).
+# SYNCD_CONVERGENCE_SEEDS=<seed> (or, with SOAK_KILLS=1, the variant that kills the
+# daemons with SIGKILL, replayed with SYNCD_KILL_SEEDS=<seed>). Not part of CI (CI runs
+# the fixed seeds and a few fresh ones).
 #
 #   scripts/soak.sh [N=100] [FILE=soak-failures.txt]     e.g. scripts/soak.sh 1000 overnight.txt
+#   SOAK_KILLS=1 scripts/soak.sh 200 kills.txt
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -16,7 +19,11 @@ failed=0
 while [ "$ran" -lt "$total" ]; do
   n=$(( total - ran < 10 ? total - ran : 10 ))
   log="$(mktemp)"
-  SYNCD_CONVERGENCE_SEEDS="random:$n" swift test --skip-build --filter randomWorkloadConverges >"$log" 2>&1 || true
+  if [ "${SOAK_KILLS:-0}" = 1 ]; then
+    SYNCD_KILL_SEEDS="random:$n" swift test --skip-build --filter randomWorkloadConvergesUnderKills >"$log" 2>&1 || true
+  else
+    SYNCD_CONVERGENCE_SEEDS="random:$n" swift test --skip-build --filter 'randomWorkloadConverges\(' >"$log" 2>&1 || true
+  fi
   # Swift Testing names the failing argument: "... with 1 argument seed → 1234 ..."
   for seed in $(grep -o 'argument seed → [0-9]*' "$log" | awk '{print $4}' | sort -u); do
     echo "$seed $(date -u +%FT%TZ)" >>"$out"

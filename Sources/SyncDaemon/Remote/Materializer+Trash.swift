@@ -5,8 +5,10 @@ import SyncCore
 extension Materializer {
     /// Moves a removed file or symlink into the trash (kept for the retention
     /// period), beneath `<trashRoot>/<stamp>/` by the same no-symlink rule; a
-    /// directory is removed only when it is empty.
-    func moveToTrash(_ path: String, kind: EntryKind, stamp: String) throws(MaterializeError) {
+    /// directory is removed only when it is empty. `expected`: the file or symlink must
+    /// still be what the removal was planned against (a write since then is the user's
+    /// new version: it stays, `changedMeanwhile`).
+    func moveToTrash(_ path: String, kind: EntryKind, stamp: String, expected: FileStat? = nil) throws(MaterializeError) {
         let source: Located
         do {
             source = try folder.parent(of: path)
@@ -25,6 +27,7 @@ extension Materializer {
             }
             return
         }
+        if let expected { try checkUnchanged(source, expected: expected) }
         let bin = trashRoot + "/" + stamp
         do {
             try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)

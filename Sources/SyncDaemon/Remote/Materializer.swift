@@ -164,7 +164,7 @@ struct Materializer: Sendable {
             }
             return nil
         }
-        try moveToTrash(path, kind: expected.kind, stamp: stamp)
+        try moveToTrash(path, kind: expected.kind, stamp: stamp, expected: expected)
         return nil
     }
 

@@ -184,7 +184,9 @@ struct RemoteApplier: Sendable {
             update.locals.append(Self.local(entry, stat: try materializer.setMode(path, mode: entry.mode, expected: stat)))
             try index.record(folder: folder, update, ifBase: base, at: path)
         case .deleteLocal:
-            try deleteLocal(entry, kind: view.kind ?? entry.kind, stamp: stamp, into: &outcome)
+            try deleteLocal(
+                entry, kind: view.kind ?? entry.kind, expected: stat, before: (records.local[path], base), stamp: stamp,
+                into: &outcome)
         case .keepLocalEdit:
             // Commit the local version on top of the tombstone.
             var update = IndexUpdate()
@@ -220,16 +222,27 @@ struct RemoteApplier: Sendable {
         return true
     }
 
-    private func deleteLocal(_ entry: WireEntry, kind: EntryKind, stamp: String, into outcome: inout Outcome) throws {
+    /// Removes the local path for a remote delete, if it is still what was planned
+    /// against (`expected`): a version written since then is the user's, and stays.
+    private func deleteLocal(
+        _ entry: WireEntry, kind: EntryKind, expected: FileStat?, before: (local: LocalRecord?, base: BaseRecord?),
+        stamp: String, into outcome: inout Outcome
+    ) throws {
         var update = IndexUpdate()
         update.bases.append(Self.base(entry))
         update.removedLocals.append(entry.path)
         // Record first: the events our own removal causes must not be pushed back.
-        try index.record(folder: folder, update)
+        try index.record(folder: folder, update, ifBase: before.base, at: entry.path)
         // (A `catch … where` on this typed throw hangs the Swift 6.3 optimizer: keep it a plain catch.)
         do {
-            try materializer.moveToTrash(entry.path, kind: kind, stamp: stamp)
+            try materializer.moveToTrash(entry.path, kind: kind, stamp: stamp, expected: kind == .directory ? nil : expected)
         } catch {
+            if error.code == .changedMeanwhile {
+                // Written since it was planned: put the records back and plan again (an edit
+                // beats the delete).
+                try index.restore(folder: folder, path: entry.path, local: before.local, base: before.base)
+                throw error
+            }
             guard error.code == .notEmpty else { throw error }
             // New local files inside: the directory stays, and comes back on the server.
             outcome.pushes.append(entry.path)
