@@ -5,8 +5,23 @@ import Synchronization
 /// A TCP proxy on 127.0.0.1 between a syncd and sync-server that can lose
 /// exactly one reply: the first response to a request whose bytes contain a
 /// marker is not forwarded, and both sides of that connection are cut. The
-/// server has done the work; the client sees a reset.
+/// server has done the work; the client sees a reset. With `chaos`, it also
+/// injects seeded faults on every connection: resets in the middle of a
+/// request or reply body, stalls and delays.
 final class FaultProxy: Sendable {
+    /// Seeded random faults, drawn per forwarded read (each connection has its own
+    /// generator, from the seed and the connection's number).
+    struct Chaos: Sendable {
+        var seed: UInt64
+        /// Chance that a read's bytes are dropped and the connection reset.
+        var reset = 0.01
+        /// Chance of a stall of `stallMs` before forwarding.
+        var stall = 0.01
+        var stallMs = 1_500
+        /// Chance of a short delay (1-50 ms).
+        var delay = 0.05
+    }
+
     let port: Int
     private let upstreamPort: Int
     private let listener: Int32
@@ -16,6 +31,10 @@ final class FaultProxy: Sendable {
         var marker: [UInt8]?
         var faults = 0
         var stopped = false
+        var chaos: Chaos?
+        var connections: UInt64 = 0
+        var forwarded = 0
+        var injected: [String: Int] = [:]
     }
 
     init(upstreamPort: Int) throws {
@@ -47,6 +66,55 @@ final class FaultProxy: Sendable {
 
     var faults: Int { state.withLock { $0.faults } }
 
+    /// Seeded faults from now on (nil: none).
+    func setChaos(_ chaos: Chaos?) {
+        state.withLock { $0.chaos = chaos }
+    }
+
+    /// What chaos did so far: reads forwarded and faults by kind.
+    var chaosReport: String {
+        state.withLock { s in
+            "\(s.connections) connections, \(s.forwarded) reads forwarded, faults "
+                + s.injected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        }
+    }
+
+    private enum Fault { case none, reset, stall(Int), delay(Int) }
+
+    /// The fault for one read of `connection`, from its own generator.
+    private func roll(_ connection: Connection) -> Fault {
+        state.withLock { s -> Fault in
+            s.forwarded += 1
+            guard let chaos = s.chaos else { return .none }
+            let r = connection.nextUnit()
+            let fault: Fault
+            if r < chaos.reset {
+                fault = .reset
+                s.injected["reset", default: 0] += 1
+            } else if r < chaos.reset + chaos.stall {
+                fault = .stall(chaos.stallMs)
+                s.injected["stall", default: 0] += 1
+            } else if r < chaos.reset + chaos.stall + chaos.delay {
+                fault = .delay(1 + Int(connection.nextUnit() * 49))
+                s.injected["delay", default: 0] += 1
+            } else {
+                fault = .none
+            }
+            return fault
+        }
+    }
+
+    /// Applies a rolled fault; false when the connection must be cut.
+    private func suffer(_ connection: Connection) -> Bool {
+        switch roll(connection) {
+        case .none: return true
+        case .reset: return false
+        case .stall(let ms), .delay(let ms):
+            usleep(useconds_t(ms * 1000))
+            return true
+        }
+    }
+
     func stop() {
         state.withLock { $0.stopped = true }
         shutdown(listener, Int32(SHUT_RDWR))
@@ -75,7 +143,11 @@ final class FaultProxy: Sendable {
                 close(upstream)
                 continue
             }
-            let connection = Connection(client: client, upstream: upstream)
+            let number = state.withLock { s -> UInt64 in
+                s.connections += 1
+                return (s.chaos?.seed ?? 0) &* 0x9E37_79B9_7F4A_7C15 &+ s.connections
+            }
+            let connection = Connection(client: client, upstream: upstream, seed: number)
             Thread { [self] in pumpRequests(connection) }.start()
             Thread { [self] in pumpReplies(connection) }.start()
         }
@@ -86,9 +158,22 @@ final class FaultProxy: Sendable {
         let upstream: Int32
         let doomed = Atomic<Bool>(false)
         let closed = Atomic<Bool>(false)
-        init(client: Int32, upstream: Int32) {
+        private let rng: Mutex<UInt64>
+        init(client: Int32, upstream: Int32, seed: UInt64) {
             self.client = client
             self.upstream = upstream
+            self.rng = Mutex(seed)
+        }
+
+        /// SplitMix64, as a number in [0, 1).
+        func nextUnit() -> Double {
+            rng.withLock { state in
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return Double((z ^ (z >> 31)) >> 11) / Double(UInt64(1) << 53)
+            }
         }
 
         func cut() {
@@ -115,6 +200,7 @@ final class FaultProxy: Sendable {
                 return true
             }
             if armed { connection.doomed.store(true, ordering: .sequentiallyConsistent) }
+            if !suffer(connection) { break }
             if !Self.sendAll(connection.upstream, Array(buffer[0..<n])) { break }
         }
         connection.cut()
@@ -130,6 +216,7 @@ final class FaultProxy: Sendable {
                 state.withLock { $0.faults += 1 }
                 break
             }
+            if !suffer(connection) { break }
             if !Self.sendAll(connection.client, Array(buffer[0..<n])) { break }
         }
         connection.cut()

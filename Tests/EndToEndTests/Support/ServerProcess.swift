@@ -73,6 +73,14 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// Stops it the hard way, in the middle of whatever it was doing.
+    func kill9() {
+        guard let p = process, p.isRunning else { return }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        process = nil
+    }
+
     func stop() {
         guard let p = process, p.isRunning else { return }
         p.terminate()
