@@ -25,6 +25,8 @@ let package = Package(
     targets: [
         // libinotifytools, linked directly (Debian ships no pkg-config file for it).
         .systemLibrary(name: "CInotify", providers: [.apt(["libinotifytools0-dev"])]),
+        // Linux calls Swift's Glibc module does not expose (renameat2).
+        .target(name: "CLinux"),
         // Shared vocabulary: paths, entries, chunking, hashing, wire types, errors.
         .target(
             name: "SyncCore",
@@ -74,7 +76,7 @@ let package = Package(
         .target(
             name: "SyncDaemon",
             dependencies: [
-                "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify",
+                "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify", "CLinux",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

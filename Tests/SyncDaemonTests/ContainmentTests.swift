@@ -80,6 +80,20 @@ struct ContainmentTests {
         #expect(!FileManager.default.fileExists(atPath: layout.folder + "/real/pwned.txt"))
     }
 
+    /// A rename into a place planned as empty never replaces what appeared there meanwhile.
+    @Test func aRenameIntoAnEmptyPlaceDoesNotReplaceANewFile() throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        try Data("staged".utf8).write(to: URL(fileURLWithPath: layout.folder + "/real/staged"))
+        try Data("the user's".utf8).write(to: URL(fileURLWithPath: layout.folder + "/real/target"))
+        let root = FolderRoot(layout.folder)
+        let staged = try root.parent(of: "real/staged")
+        #expect(staged.renameNoReplace(to: try root.parent(of: "real/target")) == -1 && errno == EEXIST)
+        #expect(try String(contentsOfFile: layout.folder + "/real/target", encoding: .utf8) == "the user's")
+        #expect(staged.renameNoReplace(to: try root.parent(of: "real/free")) == 0)
+        #expect(try String(contentsOfFile: layout.folder + "/real/free", encoding: .utf8) == "staged")
+    }
+
     @Test func directoriesSymlinksRenamesAndTrashBelowASymlinkAreRefused() async throws {
         let layout = try Layout()
         defer { layout.remove() }

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import SyncCore
 
@@ -143,6 +144,20 @@ struct Located: Sendable {
     /// renameat from here to `target` (both already resolved beneath their roots).
     func rename(to target: Located) -> Int32 {
         renameat(directory.fd, name, target.directory.fd, target.name)
+    }
+
+    /// Renames only if nothing is at `target` (else -1 with EEXIST): no window between
+    /// checking that the target is free and the rename, where a user's new file at the
+    /// target would be replaced. File systems without RENAME_NOREPLACE (EINVAL) get the
+    /// check and the rename as two steps.
+    func renameNoReplace(to target: Located) -> Int32 {
+        let done = clinux_rename_noreplace(directory.fd, name, target.directory.fd, target.name)
+        guard done != 0, errno == EINVAL || errno == ENOSYS else { return done }
+        if case .found = target.lstat() {
+            errno = EEXIST
+            return -1
+        }
+        return rename(to: target)
     }
 }
 

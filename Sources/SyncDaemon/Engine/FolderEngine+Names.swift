@@ -33,7 +33,7 @@ extension FolderEngine {
         }
         let renamed: Int32
         do {
-            renamed = try folder.parent(of: current).rename(to: folder.parent(of: target))
+            renamed = try folder.parent(of: current).renameNoReplace(to: folder.parent(of: target))
         } catch {
             nameProblems[current] = "\(current): cannot rename to its NFC form: \(error)"
             return

@@ -61,9 +61,12 @@ extension Materializer {
         }
         try checkUnchanged(target, expected: expected)
         try beforeRename(staged)
-        guard staging.rename(to: target) == 0 else {
+        // Into an empty place only when that is what was planned: a file the user made
+        // there meanwhile is not replaced (plan again).
+        guard (expected == nil ? staging.renameNoReplace(to: target) : staging.rename(to: target)) == 0 else {
             // Its directory went away meanwhile (moved or deleted here): plan again.
             if errno == ENOENT { throw MaterializeError(code: .changedMeanwhile, path: path, message: "its directory went away") }
+            if errno == EEXIST { throw MaterializeError(code: .changedMeanwhile, path: path, message: "created meanwhile") }
             throw MaterializeError.io("rename into place", path)
         }
         keep = true

@@ -176,9 +176,11 @@ struct Materializer: Sendable {
             unlinkat(staging.directory.fd, staging.name, 0)
             throw error
         }
-        guard staging.rename(to: target) == 0 else {
+        let renamed = expected == nil ? staging.renameNoReplace(to: target) : staging.rename(to: target)
+        guard renamed == 0 else {
             let e = errno
             unlinkat(staging.directory.fd, staging.name, 0)
+            if e == EEXIST { throw MaterializeError(code: .changedMeanwhile, path: path, message: "created meanwhile") }
             throw .io("rename", path, e)
         }
         guard case .found(let stat) = target.lstat() else { throw .io("stat", path) }
@@ -203,7 +205,10 @@ struct Materializer: Sendable {
         let source = try locate(from)
         let target = try locate(to)
         try checkUnchanged(source, expected: expected)
-        guard source.rename(to: target) == 0 else { throw .io("rename", to) }
+        guard source.renameNoReplace(to: target) == 0 else {
+            if errno == EEXIST { throw MaterializeError(code: .changedMeanwhile, path: to, message: "created meanwhile") }
+            throw .io("rename", to)
+        }
         guard fchmodat(target.directory.fd, target.name, Self.safeMode(mode, fallback: 0o644), AT_SYMLINK_NOFOLLOW) == 0
         else { throw .io("chmod", to) }
         var times = Self.times(mtimeNs: mtimeNs)
@@ -218,6 +223,6 @@ struct Materializer: Sendable {
     func rename(_ path: String, to other: String) throws(MaterializeError) {
         let source = try locate(path)
         let target = try locate(other, create: true)
-        guard source.rename(to: target) == 0 else { throw .io("rename to \(other)", path) }
+        guard source.renameNoReplace(to: target) == 0 else { throw .io("rename to \(other)", path) }
     }
 }
