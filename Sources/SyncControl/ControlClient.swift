@@ -39,6 +39,11 @@ public struct ControlClient: Sendable {
         try decode(ApprovalReply.self, try await request(.POST, "/v1/approve-deletes" + query(folder)))
     }
 
+    /// A full scan now (what the watcher cannot see, e.g. a write through another hard link).
+    public func rescan(folder: String?) async throws(Failure) -> FolderActionReply {
+        try decode(FolderActionReply.self, try await request(.POST, "/v1/rescan" + query(folder)))
+    }
+
     public func conflicts() async throws(Failure) -> [ConflictInfo] {
         try decode([ConflictInfo].self, try await request(.GET, "/v1/conflicts"))
     }

@@ -69,6 +69,21 @@ struct ApproveDeletes: AsyncParsableCommand {
     }
 }
 
+struct Rescan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Scans folders now for changes the watcher cannot see (a write through another hard link); returns when done.")
+    @OptionGroup var daemon: DaemonOptions
+    @ParentCommand var root: Syncctl
+    @Argument(help: "Folder id; all folders when omitted.") var folder: String?
+
+    func run() async throws {
+        do {
+            let reply = try await daemon.client(inheriting: root.daemon).rescan(folder: folder)
+            Exit.out("rescanned: " + reply.folders.joined(separator: ", "))
+        } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+    }
+}
+
 struct Conflicts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Lists the conflict copies syncd made (they hold this device's version).")
     @OptionGroup var daemon: DaemonOptions

@@ -9,7 +9,7 @@ struct Syncctl: AsyncParsableCommand {
         commandName: "syncctl",
         abstract: "Shows and steers what syncd is doing.",
         discussion: "Exit status: 0 ok, 1 an error was shown, 2 the daemon is not reachable.",
-        subcommands: [Status.self, Pause.self, Resume.self, Conflicts.self, ApproveDeletes.self, Restore.self])
+        subcommands: [Status.self, Pause.self, Resume.self, Rescan.self, Conflicts.self, ApproveDeletes.self, Restore.self])
 
     /// `syncctl --config FILE status`: the contract puts these before the verb.
     @OptionGroup var daemon: DaemonOptions

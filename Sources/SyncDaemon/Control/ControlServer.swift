@@ -32,6 +32,9 @@ enum ControlServer {
             }
             return try json(try await daemon.restore(path: path, rev: rev, folder: query["folder"].map(String.init)))
         }
+        router.post("/v1/rescan") { request, _ in
+            try json(FolderActionReply(folders: try await daemon.rescan(folder: request.uri.queryParameters["folder"].map(String.init))))
+        }
         router.get("/v1/conflicts") { _, _ in
             try json(try await daemon.conflicts())
         }
@@ -81,6 +84,13 @@ final class DaemonState: Sendable {
         var released = 0
         for engine in chosen { released += try await engine.approveDeletes() }
         return ApprovalReply(folders: chosen.map(\.id), released: released)
+    }
+
+    /// A full scan of each chosen folder now; returns once they are done.
+    func rescan(folder: String?) async throws -> [String] {
+        let chosen = try choose(folder)
+        for engine in chosen { await engine.rescanNow() }
+        return chosen.map(\.id)
     }
 
     func conflicts() async throws -> [ConflictInfo] {

@@ -43,7 +43,7 @@ extension FolderEngine {
             return
         }
         nameProblems[current] = nil
-        logger.info("renamed to its Unicode NFC form", metadata: ["folder": "\(id)", "path": "\(target)"])
+        logger.notice("renamed to its Unicode NFC form (paths are synced in NFC; two spellings of one name would become two files elsewhere)", metadata: ["folder": "\(id)", "from": "\(current)", "path": "\(target)"])
         // Its events (a move) bring the new name in; a scan covers what the watcher may miss.
         requestRescan(reason: "a name was renamed to its NFC form")
     }

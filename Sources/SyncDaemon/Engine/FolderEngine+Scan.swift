@@ -94,6 +94,12 @@ extension FolderEngine {
         }
     }
 
+    /// `syncctl rescan`: a full scan now.
+    public func rescanNow() async {
+        logger.info("rescan asked for", metadata: ["folder": "\(id)"])
+        await fullScan()
+    }
+
     /// Scans one subtree (a directory that appeared) and journals what is in
     /// it, then `later` (a move's source) in the same journal write.
     func scanSubtree(_ relative: String, then later: [String] = [], moves: [String: String] = [:]) async {
