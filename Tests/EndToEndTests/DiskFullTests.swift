@@ -79,3 +79,53 @@ struct DiskFullTests {
         try await two.a.waitUntilIdle(timeout: .seconds(60))
     }
 }
+
+/// The daemon's own state dir (its index) on a full disk: local changes cannot be
+/// journaled. The status says so, and once space returns everything is pushed without a
+/// restart (a full scan is retried until it can record what it finds).
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct StateDiskFullTests {
+    @Test func aFullStateDiskIsShownAndRecoversBySpaceAlone() async throws {
+        var mounted: String?
+        let two = try await TwoDevices.start("disk-full-state", prepareDevices: { a, _ in
+            let state = a.dir + "/state"
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", state) == 0, "mount tmpfs")
+            mounted = state
+        })
+        defer {
+            two.a.stop()
+            two.b.stop()
+            if let mounted { run("/bin/umount", "-l", mounted) }
+            two.stop()
+        }
+        let state = try #require(mounted)
+        try writeFile(two.a.path("before.txt"), "before")
+        try await two.waitForBoth(["before.txt": contentHash("before")])
+        try await two.a.waitUntilIdle()
+        // Fill the state disk to the last few KiB.
+        let filler = state + "/filler"
+        var st = statvfs()
+        #expect(statvfs(state, &st) == 0)
+        let free = Int(st.f_bavail) * Int(st.f_frsize)
+        try writeFile(filler, [UInt8](repeating: 0, count: max(0, free - 8 * 1024)))
+        var expected = ["before.txt": contentHash("before")]
+        for i in 0..<300 {
+            let text = "written while the state disk is full, \(i), " + String(repeating: "x", count: 200)
+            try writeFile(two.a.path("f\(i).txt"), text)
+            expected["f\(i).txt"] = contentHash(text)
+        }
+        var last = ""
+        try await eventually("alpha says it cannot record changes", timeout: .seconds(60)) {
+            guard let status = try await two.a.status() else { return false }
+            last = "\(status.state) \(status.errors.map(\.message).prefix(3))"
+            return status.state == .error && status.errors.contains { $0.message.contains("disk full") }
+        }
+        // Space comes back: everything arrives on beta, no restart.
+        try FileManager.default.removeItem(atPath: filler)
+        try await two.waitForBoth(expected, timeout: .seconds(90))
+        try await two.a.waitUntilIdle(timeout: .seconds(60))
+        let after = try #require(try await two.a.status())
+        #expect(after.errors.isEmpty, "\(after.errors); earlier: \(last)")
+    }
+}

@@ -19,25 +19,13 @@ struct FaultSuiteTests {
     /// edits and a directory rename, all through a proxy that keeps failing.
     @Test(arguments: chaosSeeds)
     func twoDevicesConvergeThroughAFaultyNetwork(seed: UInt64) async throws {
-        let tmp = try TempDir("chaos-\(seed)")
-        defer { tmp.remove() }
-        let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credA = try server.provision(folder: "docs", device: "alpha")
-        let credB = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
-        try await server.start()
-        defer { server.stop() }
-        let proxy = try FaultProxy(upstreamPort: server.port)
-        defer { proxy.stop() }
-        proxy.setChaos(FaultProxy.Chaos(seed: seed, reset: 0.005, stall: 0.005, stallMs: 1_500, delay: 0.05))
-        let a = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: proxy.url, credential: credA)
-        let b = try DaemonProcess(dir: try tmp.sub("beta"), folderID: "docs", serverURL: proxy.url, credential: credB)
-        try await a.start()
-        try await b.start()
+        let (two, proxy) = try await TwoDevices.startBehindProxy("chaos-\(seed)", throughProxy: ["alpha", "beta"])
         defer {
-            a.stop()
-            b.stop()
+            proxy.stop()
+            two.stop()
         }
-        let two = TwoDevices(tmp: tmp, server: server, a: a, b: b, credentialA: credA)
+        proxy.setChaos(FaultProxy.Chaos(seed: seed, reset: 0.005, stall: 0.005, stallMs: 1_500, delay: 0.05))
+        let (a, b, server, credA) = (two.a, two.b, two.server, two.credentialA)
         let started = ContinuousClock.now
         var expected: [String: String] = [:]
         let fm = FileManager.default

@@ -9,24 +9,12 @@ import Testing
 @Suite(.serialized)
 struct LostReplyTests {
     @Test func aLostReplyToADirectoryMoveAndADeleteConverges() async throws {
-        let tmp = try TempDir("lost-reply")
-        defer { tmp.remove() }
-        let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credA = try server.provision(folder: "docs", device: "alpha")
-        let credB = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
-        try await server.start()
-        defer { server.stop() }
-        let proxy = try FaultProxy(upstreamPort: server.port)
-        defer { proxy.stop() }
-        let a = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: proxy.url, credential: credA)
-        let b = try DaemonProcess(dir: try tmp.sub("beta"), folderID: "docs", serverURL: server.url, credential: credB)
-        try await a.start()
-        try await b.start()
+        let (two, proxy) = try await TwoDevices.startBehindProxy("lost-reply", throughProxy: ["alpha"])
         defer {
-            a.stop()
-            b.stop()
+            proxy.stop()
+            two.stop()
         }
-        let two = TwoDevices(tmp: tmp, server: server, a: a, b: b, credentialA: credA)
+        let (a, b, server, credA) = (two.a, two.b, two.server, two.credentialA)
         let dir = Hashing.contentHash(chunks: [])
         try FileManager.default.createDirectory(atPath: a.path("dir"), withIntermediateDirectories: true)
         try writeFile(a.path("dir/one.txt"), "one")

@@ -152,7 +152,20 @@ extension FolderEngine {
         do {
             try await queue.enqueue(paths, moves: moves, delay: delay)
         } catch {
+            // The change is only in memory now: a full scan finds it again once the index
+            // can be written (retried every few seconds, see `retryJournalIfNeeded`).
             logger.error("cannot journal change", metadata: ["folder": "\(id)", "error": "\(error)"])
+            journalProblem = "cannot record local changes: \(RemoteApplier.describe(error)); a full scan retries every 5 s"
         }
+    }
+
+    /// After the journal could not be written (its disk full, say): a full scan every
+    /// 5 s until one records everything.
+    func retryJournalIfNeeded() async {
+        guard journalProblem != nil else { return }
+        let now = Date()
+        if let last = journalRetriedAt, now.timeIntervalSince(last) < 5 { return }
+        journalRetriedAt = now
+        await fullScan()
     }
 }

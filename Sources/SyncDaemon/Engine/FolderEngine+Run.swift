@@ -64,6 +64,7 @@ extension FolderEngine {
         while !Task.isCancelled {
             do { try await Task.sleep(for: .seconds(1)) } catch { return }
             _ = await checkRoot()
+            await retryJournalIfNeeded()
         }
     }
 

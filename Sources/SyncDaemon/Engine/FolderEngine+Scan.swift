@@ -52,6 +52,7 @@ extension FolderEngine {
             // Problem names that are gone from disk are no longer a problem.
             for path in clearedNames.keys { nameProblems[path] = nil }
             try await queue.enqueue(toPush)
+            journalProblem = nil
             logger.info(
                 "scan done",
                 metadata: [
@@ -59,6 +60,12 @@ extension FolderEngine {
                     "took": "\(ContinuousClock.now - started)",
                 ])
         } catch {
+            if journalProblem != nil {
+                // Still cannot write the journal: keep saying so, and keep retrying.
+                journalProblem = "cannot record local changes: \(RemoteApplier.describe(error)); a full scan retries every 5 s"
+                logger.error("scan could not journal", metadata: ["folder": "\(id)", "error": "\(error)"])
+                return
+            }
             rootProblem = "scan failed: \(error)"
             logger.error("scan failed", metadata: ["folder": "\(id)", "error": "\(error)"])
         }

@@ -13,6 +13,7 @@ extension FolderEngine {
         for (name, message) in undecodableNames.sorted(by: { $0.key < $1.key }) {
             errors.append(PathErrorStatus(path: name, message: message, retryAt: nil))
         }
+        if let journalProblem { errors.insert(PathErrorStatus(path: "", message: journalProblem, retryAt: nil), at: 0) }
         if let ignoreFileProblem { errors.append(PathErrorStatus(path: IgnoreRules.fileName, message: ignoreFileProblem, retryAt: nil)) }
         if let rootTrouble { errors.insert(PathErrorStatus(path: "", message: rootTrouble, retryAt: nil), at: 0) }
         if let watchError { errors.insert(PathErrorStatus(path: "", message: watchMessage(watchError), retryAt: nil), at: 0) }
@@ -23,7 +24,7 @@ extension FolderEngine {
         let state: FolderState
         if paused {
             state = .paused
-        } else if rootTrouble != nil {
+        } else if rootTrouble != nil || journalProblem != nil {
             state = .error
         } else if held > 0 {
             state = .waitingForApproval

@@ -65,6 +65,10 @@ public actor FolderEngine {
     var undecodableNames: [String: String] = [:]
     /// The first scan removed the staging files an interrupted run left.
     var stagingCleared = false
+    /// Local changes could not be journaled (the state dir's disk full?): shown, and
+    /// a full scan is retried until one succeeds.
+    var journalProblem: String?
+    var journalRetriedAt: Date?
     /// Local deletes being gathered into one wave.
     var deleteBurst: [String] = []
     var deleteBurstStarted = Date()

@@ -4,6 +4,16 @@ import SyncClient
 extension TransferQueue {
     /// Claims and pushes one batch. Returns false when nothing was ready.
     func runOneBatch() async -> Bool {
+        if !unrecorded.isEmpty {
+            do {
+                try index.reschedule(
+                    folder: folder, paths: Array(unrecorded), error: "pushed again: its outcome could not be recorded",
+                    retryAt: Date())
+                unrecorded.removeAll()
+            } catch {
+                return false
+            }
+        }
         let ops: [JournalOp]
         do {
             ops = try index.claim(folder: folder, limit: batchLimit)
@@ -91,7 +101,9 @@ extension TransferQueue {
                 try index.reschedule(
                     folder: folder, paths: paths, error: "cannot record the push: \(error)", retryAt: Date().addingTimeInterval(5))
             } catch {
+                // Tried again before each next batch (their rows stay `running` until then).
                 logger.error("cannot put the ops back in the journal", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                unrecorded.formUnion(paths)
             }
             for path in paths { resolve(path, with: .failed("cannot record the push: \(error)")) }
         }

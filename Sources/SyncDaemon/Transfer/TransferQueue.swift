@@ -22,6 +22,9 @@ public actor TransferQueue {
     var waiting: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
     var waitingNextRun: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
     var running: Set<String> = []
+    /// Ops whose outcome could not be recorded nor their rows put back (index disk full):
+    /// put back before the next batch.
+    var unrecorded: Set<String> = []
     private var wake: AsyncStream<Void>.Continuation?
     private(set) var paused = false
     /// The last transient error, while the server is unreachable.

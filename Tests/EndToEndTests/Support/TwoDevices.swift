@@ -35,6 +35,23 @@ struct TwoDevices {
         return TwoDevices(tmp: tmp, server: server, a: a, b: b, credentialA: credA)
     }
 
+    /// Like `start`, with a `FaultProxy` in front of the server for the devices named in
+    /// `throughProxy` ("alpha", "beta"); the others talk to the server directly.
+    static func startBehindProxy(_ label: String, throughProxy: Set<String>) async throws -> (TwoDevices, FaultProxy) {
+        let tmp = try TempDir(label)
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        let credA = try server.provision(folder: "docs", device: "alpha")
+        let credB = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+        try await server.start()
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        func url(_ name: String) -> String { throughProxy.contains(name) ? proxy.url : server.url }
+        let a = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: url("alpha"), credential: credA)
+        let b = try DaemonProcess(dir: try tmp.sub("beta"), folderID: "docs", serverURL: url("beta"), credential: credB)
+        try await a.start()
+        try await b.start()
+        return (TwoDevices(tmp: tmp, server: server, a: a, b: b, credentialA: credA), proxy)
+    }
+
     func stop() {
         a.stop()
         b.stop()
