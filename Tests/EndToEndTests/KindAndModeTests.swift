@@ -116,3 +116,29 @@ struct KindAndModeTests {
         }
     }
 }
+
+/// A sparse file (a VM image, a database file) arrives sparse: its holes take no space.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct SparseFileTests {
+    @Test func aSparseFileArrivesSparse() async throws {
+        let two = try await TwoDevices.start("sparse")
+        defer { two.stop() }
+        // 64 MiB with 4 KiB of data at the start and at the end, holes between.
+        let size = 64 << 20
+        let fd = open(two.a.path("disk.img"), O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        #expect(fd >= 0)
+        let head = [UInt8](repeating: 0x41, count: 4096)
+        _ = head.withUnsafeBytes { pwrite(fd, $0.baseAddress, 4096, 0) }
+        _ = head.withUnsafeBytes { pwrite(fd, $0.baseAddress, 4096, off_t(size - 4096)) }
+        close(fd)
+        var bytes = [UInt8](repeating: 0, count: size)
+        bytes.replaceSubrange(0..<4096, with: head)
+        bytes.replaceSubrange((size - 4096)..<size, with: head)
+        try await two.waitForBoth(["disk.img": contentHash(bytes)], timeout: .seconds(60))
+        var st = stat()
+        #expect(lstat(two.b.path("disk.img"), &st) == 0)
+        #expect(Int(st.st_size) == size)
+        let allocated = Int(st.st_blocks) * 512
+        #expect(allocated < 16 << 20, "\(allocated) bytes allocated for a file of \(size) with 8 KiB of data")
+    }
+}

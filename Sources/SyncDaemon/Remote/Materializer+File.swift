@@ -46,9 +46,11 @@ extension Materializer {
                 guard Hashing.sha256Hex(bytes) == hash else {
                     throw MaterializeError(code: .hashMismatch, path: path, message: "chunk \(hash.prefix(12)) does not match its hash")
                 }
-                try writeAll(fd, bytes, path: path)
+                try writeOrSkip(fd, bytes, path: path)
                 await progress(Int64(bytes.count))
             }
+            // A file that ends in a hole: its size comes from the entry, not from a write.
+            guard ftruncate(fd, off_t(entry.size)) == 0 else { throw MaterializeError.io("set size", path) }
         }
         guard fchmod(fd, Self.safeMode(entry.mode, fallback: 0o644)) == 0 else {
             throw MaterializeError.io("chmod", path)
@@ -109,6 +111,17 @@ extension Materializer {
             if n == 0 { return }
             try writeAll(output, Array(buffer[0..<n]), path: path)
         }
+    }
+
+    /// A chunk of zeros (4 KiB or more) is skipped over, not written: the file gets a
+    /// hole there, so a sparse file arrives sparse (any run of zeros that fills a chunk
+    /// takes no disk space; the bytes read back are the same).
+    func writeOrSkip(_ fd: Int32, _ bytes: [UInt8], path: String) throws(MaterializeError) {
+        let zeros = bytes.count >= 4096 && bytes.withUnsafeBytes { raw in
+            raw.allSatisfy { $0 == 0 }
+        }
+        guard zeros else { return try writeAll(fd, bytes, path: path) }
+        guard lseek(fd, off_t(bytes.count), SEEK_CUR) >= 0 else { throw .io("seek", path) }
     }
 
     func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(MaterializeError) {
