@@ -74,8 +74,10 @@ enum RawConnection {
     }
 
     /// Sends `bytes`, then reads until the server closes or `readTimeout` passes
-    /// (`untilClosed` false: stops at the first complete-looking response instead).
-    static func exchange(port: Int, _ bytes: [UInt8], readTimeout: Duration = .seconds(10), untilClosed: Bool = false)
+    /// (`untilClosed` false: stops at the first complete-looking response instead). The
+    /// default is generous: an answer ends the wait, and the full suite's other work (E2E
+    /// daemons stopping, big hashes) can stall this process's in-process server for seconds.
+    static func exchange(port: Int, _ bytes: [UInt8], readTimeout: Duration = .seconds(120), untilClosed: Bool = false)
         async throws -> Exchange
     {
         // A thread of its own: blocking GCD workers would starve the in-process server's
