@@ -94,6 +94,31 @@ struct ContainmentTests {
         #expect(try String(contentsOfFile: layout.folder + "/real/free", encoding: .utf8) == "staged")
     }
 
+    /// A pinned root that is another directory now (an unmounted disk's mount point)
+    /// is neither written nor read as empty.
+    @Test func aPinnedRootThatChangedIsNotWrittenNorReadAsEmpty() throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: layout.folder + "/real/kept.txt"))
+        var st = stat()
+        #expect(stat(layout.folder, &st) == 0)
+        let pin = RootPin()
+        let root = FolderRoot(layout.folder, pin: pin)
+        pin.set(RootIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)))
+        guard case .found = root.lstat("real/kept.txt") else {
+            Issue.record("the pinned root itself must work")
+            return
+        }
+        pin.set(RootIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino) &+ 1))
+        #expect(throws: ContainmentError.self) { try root.parent(of: "real/new.txt", create: true) }
+        guard case .failed(let code) = root.lstat("real/kept.txt") else {
+            Issue.record("a changed root must not read as 'missing'")
+            return
+        }
+        #expect(code == ESTALE)
+        #expect(!FileManager.default.fileExists(atPath: layout.folder + "/real/new.txt"))
+    }
+
     @Test func directoriesSymlinksRenamesAndTrashBelowASymlinkAreRefused() async throws {
         let layout = try Layout()
         defer { layout.remove() }

@@ -11,8 +11,13 @@ import SyncCore
 /// choice and may be reached through symlinks. See docs/decisions/0007.
 struct FolderRoot: Sendable {
     let path: String
+    /// When set, every operation first checks that the root is still this directory.
+    let pin: RootPin?
 
-    init(_ path: String) { self.path = path }
+    init(_ path: String, pin: RootPin? = nil) {
+        self.path = path
+        self.pin = pin
+    }
 
     /// The directory holding `relative`'s last component, opened without
     /// following a symlink anywhere below the root; with `create`, missing
@@ -35,6 +40,13 @@ struct FolderRoot: Sendable {
     func openRoot(for relative: String = "") throws(ContainmentError) -> DirectoryHandle {
         let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw ContainmentError(code: .io(errno), path: relative, component: path) }
+        if let expected = pin?.current {
+            var st = stat()
+            guard fstat(fd, &st) == 0, UInt64(st.st_dev) == expected.device, UInt64(st.st_ino) == expected.inode else {
+                close(fd)
+                throw ContainmentError(code: .rootChanged, path: relative, component: path)
+            }
+        }
         return DirectoryHandle(fd: fd)
     }
 
@@ -48,6 +60,8 @@ struct FolderRoot: Sendable {
             located = try parent(of: relative)
         } catch {
             if case .io(let code) = error.code, code != ENOENT { return (nil, .failed(errno: code)) }
+            // Not "missing": what is on the real root is unknown, and must not read as deleted.
+            if error.code == .rootChanged { return (nil, .failed(errno: ESTALE)) }
             return (nil, .missing)
         }
         return (located, located.lstat())
@@ -169,6 +183,8 @@ struct ContainmentError: Error, Sendable, CustomStringConvertible {
         /// A parent component is a file (or other non-directory).
         case notADirectory
         case invalidPath
+        /// The root is not the directory that was synced (unmounted, replaced).
+        case rootChanged
         case io(Int32)
     }
 
@@ -186,6 +202,7 @@ struct ContainmentError: Error, Sendable, CustomStringConvertible {
         switch code {
         case .symlinkInPath, .invalidPath: return ELOOP
         case .notADirectory: return ENOTDIR
+        case .rootChanged: return ESTALE
         case .io(let code): return code
         }
     }
@@ -196,6 +213,7 @@ struct ContainmentError: Error, Sendable, CustomStringConvertible {
         case .symlinkInPath: return "refused: \(component) is a symbolic link; nothing is written through it"
         case .notADirectory: return "\(component) is not a directory"
         case .invalidPath: return "refused: not a valid relative path"
+        case .rootChanged: return "the folder root is not the directory that was synced (unmounted or replaced); nothing is written there"
         case .io(let code): return "\(component): \(String(cString: strerror(code)))"
         }
     }

@@ -59,7 +59,7 @@ public enum Daemon {
             dir.hasPrefix(folder.path + "/") ? String(dir.dropFirst(folder.path.count + 1)) : nil
         }
         let trash = Trash(root: config.daemon.stateDir + "/trash/" + folder.id)
-        let materializer = Materializer(root: folder.path, trashRoot: trash.root)
+        let materializer = Materializer(root: folder.path, trashRoot: trash.root, pin: RootPin())
         let applier = RemoteApplier(
             folder: folder.id, index: index, remote: remote, materializer: materializer, progress: progress,
             logger: folderLogger)

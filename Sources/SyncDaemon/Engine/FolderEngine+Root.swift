@@ -29,6 +29,7 @@ extension FolderEngine {
     func adoptRootIfNeeded() {
         guard adoptedRoot == nil, case .directory(let identity) = RootLook.look(at: root) else { return }
         adoptedRoot = identity
+        applier.materializer.folder.pin?.set(identity)
     }
 
     /// What keeps the folder from syncing, if anything (root gone or a failed scan).

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Which directory a folder's root is: its device and inode when it was
 /// adopted (the first good scan). A root that is gone, or is another
@@ -7,6 +8,18 @@ import Glibc
 struct RootIdentity: Sendable, Equatable {
     var device: UInt64
     var inode: UInt64
+}
+
+/// The adopted root identity, shared with the folder's writer (`FolderRoot`), which
+/// checks it on every operation: a disk unmounted between two entries of one feed page
+/// stops the rest of the page (kept for a retry) instead of writing into the empty
+/// mount point. Unset until the first good scan.
+final class RootPin: Sendable {
+    private let identity = Mutex<RootIdentity?>(nil)
+
+    var current: RootIdentity? { identity.withLock { $0 } }
+
+    func set(_ value: RootIdentity) { identity.withLock { $0 = value } }
 }
 
 /// Why a folder may not sync now: what is wrong with its root, for people.

@@ -61,8 +61,11 @@ extension Materializer {
         guard let staged = FileStat.fstat(fd), staged.size == entry.size else {
             throw MaterializeError(code: .hashMismatch, path: path, message: "assembled size differs from the entry's")
         }
-        try checkUnchanged(target, expected: expected)
+        // Recorded first (an fsync: milliseconds), then the target checked right before the
+        // rename: a write by the user during the record is seen, not replaced (the caller
+        // puts the records back and plans again).
         try beforeRename(staged)
+        try checkUnchanged(target, expected: expected)
         // Into an empty place only when that is what was planned: a file the user made
         // there meanwhile is not replaced (plan again).
         guard (expected == nil ? staging.renameNoReplace(to: target) : staging.rename(to: target)) == 0 else {

@@ -42,8 +42,8 @@ struct Materializer: Sendable {
     let trashRoot: String
     let chunker = FileChunker()
 
-    init(root: String, trashRoot: String) {
-        self.folder = FolderRoot(root)
+    init(root: String, trashRoot: String, pin: RootPin? = nil) {
+        self.folder = FolderRoot(root, pin: pin)
         self.trashRoot = trashRoot
     }
 
