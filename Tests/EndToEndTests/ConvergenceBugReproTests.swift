@@ -65,12 +65,12 @@ struct ConvergenceBugReproTests {
             try await Task.sleep(for: .milliseconds(300))
             // One page for alpha, once resumed: [big (from beta), z v1 (alpha's own)].
             try writeFile(b.path(big), pseudoRandomBytes(count: 100 << 20, seed: UInt64(round)))
-            try await eventually("\(big) on the server", timeout: .seconds(60), poll: .milliseconds(5)) {
+            try await eventually("\(big) on the server", timeout: .seconds(150), poll: .milliseconds(5)) {
                 try await client.tree(folder: "docs")[big] != nil
             }
             try writeFile(a.path(z), "v1")
             _ = try await a.control.resume(folder: nil)
-            try await eventually("v1 on the server", timeout: .seconds(60), poll: .milliseconds(2)) {
+            try await eventually("v1 on the server", timeout: .seconds(150), poll: .milliseconds(2)) {
                 try await client.tree(folder: "docs")[z]?.contentHash == contentHash("v1")
             }
             // While alpha downloads the big file, v2 is written and committed. Under load the
@@ -86,7 +86,7 @@ struct ConvergenceBugReproTests {
                 continue
             }
             try writeFile(a.path(z), "v2")
-            try await eventually("v2 on the server", timeout: .seconds(60), poll: .milliseconds(5)) {
+            try await eventually("v2 on the server", timeout: .seconds(150), poll: .milliseconds(5)) {
                 try await client.tree(folder: "docs")[z]?.contentHash == contentHash("v2")
             }
             try await eventually("alpha done with \(big)", timeout: .seconds(60)) {
