@@ -10,8 +10,7 @@ struct DiskFullTests {
     @Test func aFullReceivingDiskIsRetriedUntilSpaceReturns() async throws {
         var mounted: String?
         let two = try await TwoDevices.start("disk-full-recv", prepareDevices: { _, b in
-            try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", b.folderPath) == 0, "mount tmpfs")
-            mounted = b.folderPath
+            mounted = try mountTmpfs(at: b.folderPath, options: "size=3m")
         })
         defer {
             two.a.stop()
@@ -52,10 +51,7 @@ struct DiskFullTests {
     @Test func aFullServerDiskIsShownAsSuchAndRecovers() async throws {
         var mounted: String?
         let two = try await TwoDevices.start("disk-full-server", prepare: { server in
-            let data = server.dir + "/data"
-            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-            try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", data) == 0, "mount tmpfs")
-            mounted = data
+            mounted = try mountTmpfs(at: server.dir + "/data", options: "size=2m")
         })
         defer {
             two.a.stop()
@@ -88,10 +84,7 @@ struct StateDiskFullTests {
     @Test func aFullStateDiskIsShownAndRecoversBySpaceAlone() async throws {
         var mounted: String?
         let two = try await TwoDevices.start("disk-full-state", prepareDevices: { a, _ in
-            let state = a.dir + "/state"
-            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-            try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", state) == 0, "mount tmpfs")
-            mounted = state
+            mounted = try mountTmpfs(at: a.dir + "/state", options: "size=4m,mode=0700")
         })
         defer {
             two.a.stop()
@@ -128,4 +121,11 @@ struct StateDiskFullTests {
         let after = try #require(try await two.a.status())
         #expect(after.errors.isEmpty, "\(after.errors); earlier: \(last)")
     }
+}
+
+/// Mounts a fresh tmpfs at `path` (made first if missing); returns `path`.
+func mountTmpfs(at path: String, options: String) throws -> String {
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    try #require(run("/bin/mount", "-t", "tmpfs", "-o", options, "tmpfs", path) == 0, "mount tmpfs at \(path)")
+    return path
 }

@@ -179,8 +179,6 @@ struct ApplyTurns: Sendable {
             waiting.removeFirst().resume()
         }
     }
-
-    var isBusy: Bool { busy }
 }
 
 /// Why the change feed is not being followed right now.

@@ -45,13 +45,14 @@ extension IndexStore {
         for row in rows {
             let path: String = row["path"]
             let staged = UInt64(bitPattern: row["staged_inode"] as Int64)
-            if inodeAt(path) != staged {
-                let local = try (row["previous_local"] as String?).map { try decoder.decode(LocalRecord.self, from: Data($0.utf8)) }
-                let base = try (row["previous_base"] as String?).map { try decoder.decode(BaseRecord.self, from: Data($0.utf8)) }
-                try restore(folder: folder, path: path, local: local, base: base)
-                restored.append(path)
+            guard inodeAt(path) != staged else {
+                try pool.write { db in try dropIntents(folder: folder, paths: [path], in: db) }
+                continue
             }
-            try pool.write { db in try dropIntents(folder: folder, paths: [path], in: db) }
+            let local = try (row["previous_local"] as String?).map { try decoder.decode(LocalRecord.self, from: Data($0.utf8)) }
+            let base = try (row["previous_base"] as String?).map { try decoder.decode(BaseRecord.self, from: Data($0.utf8)) }
+            try restore(folder: folder, path: path, local: local, base: base)  // drops the intent too
+            restored.append(path)
         }
         return restored
     }

@@ -34,10 +34,12 @@ extension IndexStore {
     }
 
     /// Puts back a path's records as they were (nil: none).
+    /// A download intent of the path, if any, is done with too.
     func restore(folder: String, path: String, local: LocalRecord?, base: BaseRecord?) throws {
         var update = IndexUpdate()
         if let local { update.locals.append(local) } else { update.removedLocals.append(path) }
         if let base { update.bases.append(base) }
+        update.landed = [path]
         try pool.write { db in
             try apply(folder: folder, update, in: db)
             if base == nil {

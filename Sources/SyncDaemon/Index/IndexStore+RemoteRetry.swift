@@ -48,14 +48,6 @@ extension IndexStore {
         }
     }
 
-    /// When the next kept entry is due (nil: none kept).
-    func nextRetry(folder: String) throws -> Date? {
-        try pool.read { db in
-            try Double.fetchOne(db, sql: "SELECT MIN(next_attempt_at) FROM remote_retry WHERE folder_id = ?", arguments: [folder])
-                .map(Date.init(timeIntervalSince1970:))
-        }
-    }
-
     func retryCount(folder: String) throws -> Int {
         try pool.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM remote_retry WHERE folder_id = ?", arguments: [folder]) ?? 0
@@ -67,6 +59,10 @@ extension IndexStore {
     func clearRetries(folder: String, applied: [(path: String, rev: Int64)]) throws {
         guard !applied.isEmpty else { return }
         try pool.write { db in
+            // The common case, on every feed page: nothing is kept, nothing to look up per entry.
+            let anyKept = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM remote_retry WHERE folder_id = ?)", arguments: [folder]) ?? false
+            guard anyKept else { return }
             let kept = try db.cachedStatement(sql: "SELECT rev FROM remote_retry WHERE folder_id = ? AND path = ?")
             let drop = try db.cachedStatement(sql: "DELETE FROM remote_retry WHERE folder_id = ? AND path = ?")
             let clear = try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ?")

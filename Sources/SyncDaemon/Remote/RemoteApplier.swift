@@ -309,12 +309,7 @@ struct RemoteApplier: Sendable {
                 }
             } catch {
                 await progress.end(paths: [path])
-                if recorded {
-                    try index.restore(folder: folder, path: path, local: before.local[path], base: before.base[path])
-                    var landed = IndexUpdate()
-                    landed.landed = [path]
-                    try index.record(folder: folder, landed)
-                }
+                if recorded { try index.restore(folder: folder, path: path, local: before.local[path], base: before.base[path]) }
                 throw error
             }
             await progress.end(paths: [path])
