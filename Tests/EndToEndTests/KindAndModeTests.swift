@@ -102,6 +102,35 @@ struct KindAndModeTests {
         }
     }
 
+    /// A directory replaced by a symlink or a file, seen by the uploader only once the
+    /// replacement is there (here: made while paused), is committed as that replacement.
+    /// (It was committed as the directory's tombstone alone: the new entry lost, silently.)
+    @Test func aDirectoryReplacedWhilePausedArrivesAsItsReplacement() async throws {
+        let two = try await TwoDevices.start("kind-paused", extraFolderConfig: "max_delete_fraction = 1")
+        defer { two.stop() }
+        let fm = FileManager.default
+        for name in ["tree", "box"] {
+            try fm.createDirectory(atPath: two.a.path(name), withIntermediateDirectories: true)
+            try writeFile(two.a.path("\(name)/leaf"), "leaf")
+        }
+        try await two.waitForBoth([
+            "tree": Self.dir, "tree/leaf": contentHash("leaf"), "box": Self.dir, "box/leaf": contentHash("leaf"),
+        ])
+        try await two.a.waitUntilIdle()
+
+        _ = try await two.a.control.pause(folder: nil)
+        try fm.removeItem(atPath: two.a.path("tree"))
+        try fm.createSymbolicLink(atPath: two.a.path("tree"), withDestinationPath: "box")
+        try fm.removeItem(atPath: two.a.path("box"))
+        try writeFile(two.a.path("box"), "a file")
+        // Every path journaled while nothing is sent (the deletes too: then no later op of
+        // theirs covers for a replacement the first push lost).
+        try await eventually("alpha has all four paths journaled") { try await two.a.status()?.pendingUploads ?? 0 >= 4 }
+        _ = try await two.a.control.resume(folder: nil)
+        try await two.waitForBoth(
+            ["tree": Hashing.sha256Hex(Array("box".utf8)), "box": contentHash("a file")], timeout: .seconds(60))
+    }
+
     private func waitForMode(_ path: String, _ mode: mode_t, on daemon: DaemonProcess) async throws {
         var seen: mode_t = 0
         do {

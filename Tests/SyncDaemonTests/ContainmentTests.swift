@@ -202,12 +202,34 @@ struct ContainmentTests {
         let preparer = Preparer(folder: FolderRoot(layout.folder))
         let base = BaseRecord(path: "esc-abs", kind: .directory, rev: 3, contentHash: Hashing.contentHash(chunks: []), deleted: false)
         let below = BaseRecord(path: "esc-abs/a.txt", kind: .file, rev: 4, contentHash: "h", deleted: false)
-        guard case .change(let changes) = preparer.prepare(path: "esc-abs", local: nil, base: base, liveBelow: { [below] }) else {
+        // (The index's `liveBase(under:)` lists the path itself too.)
+        guard case .change(let changes) = preparer.prepare(path: "esc-abs", local: nil, base: base, liveBelow: { [base, below] }) else {
             Issue.record("expected a change")
             return
         }
         #expect(changes.map(\.change.path) == ["esc-abs/a.txt", "esc-abs"])
         #expect(changes.map(\.change.deleted) == [true, false])
         #expect(changes.last?.change.kind == .symlink)
+        // The symlink replaces the directory: it is sent on the directory's base rev (a
+        // tombstone of the directory first would leave that rev stale and the link refused).
+        #expect(changes.last?.change.baseRev == 3)
+    }
+
+    @Test func aDirectoryReplacedByAFileReplacesItOnItsBaseRev() throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        try Data("now a file".utf8).write(to: URL(fileURLWithPath: layout.folder + "/real-dir"))
+        let preparer = Preparer(folder: FolderRoot(layout.folder))
+        let base = BaseRecord(path: "real-dir", kind: .directory, rev: 5, contentHash: Hashing.contentHash(chunks: []), deleted: false)
+        let below = BaseRecord(path: "real-dir/x", kind: .file, rev: 6, contentHash: "h", deleted: false)
+        guard case .change(let changes) = preparer.prepare(path: "real-dir", local: nil, base: base, liveBelow: { [base, below] })
+        else {
+            Issue.record("expected a change")
+            return
+        }
+        #expect(changes.map(\.change.path) == ["real-dir/x", "real-dir"])
+        #expect(changes.map(\.change.deleted) == [true, false])
+        #expect(changes.last?.change.kind == .file)
+        #expect(changes.last?.change.baseRev == 5)
     }
 }

@@ -33,11 +33,13 @@ struct Preparer: Sendable {
             case .file: prepared = prepareFile(located, stat: stat, local: local, base: base)
             }
             // A directory replaced by a file or symlink: what the server has below it
-            // goes in the same commit, before it (nothing may live below a symlink).
+            // goes in the same commit, before it (nothing may live below a symlink). The
+            // directory itself is not among them: the new entry replaces it (a tombstone
+            // first would make the new entry's base rev stale, and the server refuse it).
             guard case .change(let changes) = prepared, base?.kind == .directory, base?.deleted == false else {
                 return prepared
             }
-            return .change(try Self.tombstones(liveBelow()) + changes)
+            return .change(try Self.tombstones(liveBelow().filter { $0.path != path }) + changes)
         }
     }
 

@@ -63,9 +63,18 @@ extension Uploader {
             markTransientOrFailed(error, paths: Array(paths), into: &result)
             return
         }
-        let byPath = Dictionary(slice.map { ($0.change.path, $0) }, uniquingKeysWith: { a, _ in a })
-        for outcome in response.results {
-            guard let prepared = byPath[outcome.path], let owner = owners[outcome.path] else { continue }
+        // One result per change, in order (a path may appear twice in a commit: each
+        // result belongs to its own change, never to the first of that path).
+        guard response.results.count == slice.count,
+            zip(slice, response.results).allSatisfy({ $0.change.path == $1.path })
+        else {
+            let paths = Set(slice.compactMap { owners[$0.change.path] })
+            for path in paths { result.failed[path] = "the server's reply does not match the commit sent; pushed again later" }
+            logger.error("commit reply does not match the request", metadata: ["folder": "\(folder)", "changes": "\(slice.count)"])
+            return
+        }
+        for (prepared, outcome) in zip(slice, response.results) {
+            guard let owner = owners[outcome.path] else { continue }
             apply(outcome, prepared: prepared, owner: owner, into: &result)
         }
     }

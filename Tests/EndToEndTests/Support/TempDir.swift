@@ -15,9 +15,16 @@ struct TempDir {
         return p
     }
 
-    /// `SYNCD_TEST_KEEP=1` keeps the directories (state, logs) for a post-mortem.
+    /// Marks the directory to be kept by `remove()`: a failed wait leaves the state and
+    /// logs of every process for a post-mortem (a flaky failure cannot be run again at will).
+    func keepForPostMortem() {
+        FileManager.default.createFile(atPath: path + "/.keep", contents: nil)
+    }
+
+    /// `SYNCD_TEST_KEEP=1` keeps the directories (state, logs) for a post-mortem, as does
+    /// `keepForPostMortem()`.
     func remove() {
-        if ProcessInfo.processInfo.environment["SYNCD_TEST_KEEP"] == "1" {
+        if ProcessInfo.processInfo.environment["SYNCD_TEST_KEEP"] == "1" || FileManager.default.fileExists(atPath: path + "/.keep") {
             FileHandle.standardError.write(Data("note: kept \(path)\n".utf8))
             return
         }

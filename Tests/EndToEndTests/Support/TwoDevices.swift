@@ -69,7 +69,16 @@ struct TwoDevices {
                     return last == expected
                 }
             } catch {
-                throw TestFailure("\(error)\nexpected \(expected.keys.sorted())\nfound    \(last.keys.sorted())\n--- log tail:\n\(d.log.suffix(2500))")
+                tmp.keepForPostMortem()
+                var report = "\(error)\nexpected \(expected.keys.sorted())\nfound    \(last.keys.sorted())"
+                for other in [a, b] {
+                    var errors: [String]
+                    do { errors = try await other.status()?.errors.map { "\($0.path): \($0.message)" } ?? ["(no folder)"] } catch {
+                        errors = ["(no status: \(error))"]
+                    }
+                    report += "\n--- \(other.dir): errors \(errors)\n\(other.log.suffix(2500))"
+                }
+                throw TestFailure(report + "\n--- kept: \(tmp.path)")
             }
         }
     }
