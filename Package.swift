@@ -35,21 +35,23 @@ let package = Package(
         // TOML configuration for syncd and sync-server.
         .target(
             name: "SyncConfig",
-            dependencies: ["SyncCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strict),
         // The only place that touches libinotifytools.
         .target(
             name: "Inotify",
-            dependencies: ["CInotify", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CInotify"],
             swiftSettings: strict),
         // The server: HTTP API, metadata store, chunk store.
         .target(
             name: "SyncServerKit",
             dependencies: [
-                "SyncCore", "SyncConfig",
+                "SyncCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -61,6 +63,8 @@ let package = Package(
             dependencies: [
                 "SyncCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -68,8 +72,9 @@ let package = Package(
         .target(
             name: "SyncControl",
             dependencies: [
-                "SyncCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
         // The daemon: index, journal, scanner, watcher glue, engine, transfers, control server.
@@ -77,15 +82,20 @@ let package = Package(
             name: "SyncDaemon",
             dependencies: [
                 "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify", "CLinux",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "syncd",
-            dependencies: ["SyncDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SyncDaemon", "SyncConfig", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "syncctl",
@@ -93,21 +103,27 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "sync-server",
-            dependencies: ["SyncServerKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SyncServerKit", "SyncCore", "SyncConfig", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore"], swiftSettings: strict),
         .testTarget(name: "SyncConfigTests", dependencies: ["SyncConfig"], swiftSettings: strict),
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
-                "SyncServerKit", "SyncCore", "SyncConfig",
+                "SyncServerKit", "SyncCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "SyncDaemonTests",
             dependencies: [
-                "SyncDaemon", "SyncCore", "SyncConfig", "Inotify", .product(name: "GRDB", package: "GRDB.swift"),
+                "SyncDaemon", "SyncCore", "Inotify", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -119,3 +119,42 @@ struct InterruptedDownloadTests {
         #expect(try await two.b.status()?.conflicts == 0)
     }
 }
+
+/// kill -9 between the server applying a commit and this device recording it: the
+/// commit is still in the outbox at the restart, is sent again under its own id, and
+/// the server's remembered answer is recorded — so a delete made while syncd was down
+/// reaches the server. (Without the outbox the restarted daemon did not know the server
+/// had those entries: it pushed nothing, and they stayed live on the server and on every
+/// other device for good, both sides idle.)
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct UnrecordedCommitTests {
+    @Test func aDeleteAfterACommitThatWasNeverRecordedReachesTheServer() async throws {
+        // (Two of this tiny folder's three entries deleted at once is a delete wave: not tested here.)
+        let two = try await TwoDevices.start("unrecorded-commit", extraFolderConfig: "max_delete_fraction = 1")
+        defer { two.stop() }
+        try writeFile(two.a.path("anchor"), "a")
+        try await two.waitForBoth(["anchor": contentHash("a")])
+        try await two.a.waitUntilIdle()
+        two.a.stop()
+        try await two.a.start(environment: ["SYNCD_CRASH_POINT": "after-commit:d/a.txt"])
+        try FileManager.default.createDirectory(atPath: two.a.path("d"), withIntermediateDirectories: false)
+        try writeFile(two.a.path("d/a.txt"), "committed, never recorded")
+        #expect(try await two.a.waitForExit(timeout: .seconds(30)), "the crash point did not fire")
+        // The server has it (beta gets it); alpha's index does not know.
+        try await two.b.waitUntilIdle()
+        try await eventually("beta has d/a.txt") { FileManager.default.fileExists(atPath: two.b.path("d/a.txt")) }
+
+        // Deleted while alpha is down, then alpha comes back.
+        try FileManager.default.removeItem(atPath: two.a.path("d"))
+        try await two.a.start()
+        try await two.waitForBoth(["anchor": contentHash("a")], timeout: .seconds(60))
+        let client = two.server.client(credential: two.credentialA)
+        let entries = try await client.changes(folder: "docs", since: 0, limit: 100).entries
+        let live = Set(entries.filter { !$0.deleted }.map(\.path))
+        #expect(live == ["anchor"], "live on the server: \(live.sorted())")
+        for d in [two.a, two.b] {
+            try await d.waitUntilIdle()
+            #expect(try await d.status()?.errors.isEmpty == true)
+        }
+    }
+}

@@ -8,6 +8,8 @@ import Glibc
 enum CrashPoint: String, Sendable {
     /// A download is recorded in the index; its staging file is not renamed into place yet.
     case beforeRename = "before-rename"
+    /// The server answered a commit holding the path; nothing of it is recorded here yet.
+    case afterCommit = "after-commit"
 
     private static let armed: (point: String, path: String)? = {
         guard let value = ProcessInfo.processInfo.environment["SYNCD_CRASH_POINT"],
@@ -18,6 +20,11 @@ enum CrashPoint: String, Sendable {
 
     static func reached(_ point: CrashPoint, path: String) {
         guard let armed, armed.point == point.rawValue, armed.path == path else { return }
+        kill(getpid(), SIGKILL)
+    }
+
+    static func reached(_ point: CrashPoint, paths: [String]) {
+        guard let armed, armed.point == point.rawValue, paths.contains(armed.path) else { return }
         kill(getpid(), SIGKILL)
     }
 }

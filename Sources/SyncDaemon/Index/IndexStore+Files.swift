@@ -61,6 +61,9 @@ struct IndexUpdate: Sendable {
     /// that landed (their intents dropped).
     var intent: DownloadIntent?
     var landed: [String] = []
+    /// Commits whose outcome this update records (or that the server refused whole):
+    /// their outbox rows go with it.
+    var settledCommits: [String] = []
 
     func adding(local: LocalRecord) -> IndexUpdate {
         var copy = self
@@ -74,6 +77,7 @@ extension IndexStore {
         for move in update.moves { try rename(folder: folder, from: move.from, to: move.to, in: db) }
         if let intent = update.intent { try putIntent(folder: folder, intent, in: db) }
         if !update.landed.isEmpty { try dropIntents(folder: folder, paths: update.landed, in: db) }
+        if !update.settledCommits.isEmpty { try dropOutbox(folder: folder, ids: update.settledCommits, in: db) }
         let putLocal = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO local_files
             (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target)

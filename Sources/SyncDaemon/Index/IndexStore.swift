@@ -114,6 +114,15 @@ public final class IndexStore: Sendable {
                 )
                 """)
         }
+        migrator.registerMigration("v8-commit-outbox") { db in
+            // Commits sent and not yet recorded (see IndexStore+Outbox.swift).
+            try db.execute(sql: """
+                CREATE TABLE commit_outbox (
+                    folder_id TEXT NOT NULL, commit_id TEXT NOT NULL, changes TEXT NOT NULL, created_at REAL NOT NULL,
+                    PRIMARY KEY (folder_id, commit_id)
+                )
+                """)
+        }
         return migrator
     }
 }

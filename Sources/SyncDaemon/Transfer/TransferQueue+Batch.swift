@@ -14,6 +14,11 @@ extension TransferQueue {
                 return false
             }
         }
+        guard await replayOutbox() else {
+            // The server is away: try again in a little while (new pushes wait behind it).
+            do { try await Task.sleep(for: .seconds(2)) } catch { return false }
+            return true
+        }
         let ops: [JournalOp]
         do {
             ops = try index.claim(folder: folder, limit: batchLimit)
@@ -42,6 +47,36 @@ extension TransferQueue {
                 "folder": "\(folder)", "ops": "\(ops.count)", "committed": "\(result.update.bases.count)",
                 "took": "\(ContinuousClock.now - started)",
             ])
+        return true
+    }
+
+    /// Sends the commits of the outbox again (see `IndexStore+Outbox`) and records what
+    /// the server did with them, before any new push is prepared against the index.
+    /// False while one cannot be sent.
+    func replayOutbox() async -> Bool {
+        let pending: [OutboxCommit]
+        do { pending = try index.outbox(folder: folder) } catch {
+            logger.error("cannot read the commit outbox", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            return false
+        }
+        for commit in pending {
+            switch await uploader.replay(commit) {
+            case .later(let error):
+                offlineError = error
+                return false
+            case .answered(let update, let conflicts):
+                do {
+                    try index.recordResent(folder: folder, update)
+                } catch {
+                    logger.error("cannot record a resent commit", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                    return false
+                }
+                logger.info(
+                    "recorded a commit sent before a restart or a lost reply",
+                    metadata: ["folder": "\(folder)", "changes": "\(commit.changes.count)", "recorded": "\(update.bases.count)"])
+                if !conflicts.isEmpty, let conflictHandler { await conflictHandler(conflicts) }
+            }
+        }
         return true
     }
 

@@ -26,12 +26,19 @@ extension Uploader {
     /// before the paths go back to the journal (and are prepared afresh).
     static let commitRetryDelays: [Duration] = [.milliseconds(250), .seconds(1), .seconds(2), .seconds(4)]
 
-    /// Commits `slice` under one commit id. A transient failure (a lost reply
-    /// among them: the server may have applied it) is retried with the same id,
-    /// so the server answers with what it did instead of applying it again or
-    /// the retry being planned against bases the commit already changed.
-    func commitOnce(_ changes: [CommitChange]) async throws(RemoteError) -> CommitResponse {
-        let commitId = UUID().uuidString
+    /// Commits `changes` under the commit id `commitId`. A transient failure (a lost
+    /// reply among them: the server may have applied it) is retried with the same id,
+    /// so the server answers with what it did instead of applying it again or the
+    /// retry being planned against bases the commit already changed. The commit is in
+    /// the outbox before it is sent: the caller puts `commitId` in the update that
+    /// records the outcome (or on a permanent refusal); after a transient failure it
+    /// stays there and is sent again before the next push (`TransferQueue.replayOutbox`).
+    func commitOnce(_ changes: [CommitChange], commitId: String) async throws(RemoteError) -> CommitResponse {
+        do {
+            try index.putOutbox(folder: folder, OutboxCommit(id: commitId, changes: changes))
+        } catch {
+            throw RemoteError(kind: .transient, code: "index", message: "cannot record the commit before sending it: \(error)")
+        }
         var attempt = 0
         while true {
             do {
@@ -51,9 +58,12 @@ extension Uploader {
 
     private func commitSlice(_ slice: [PreparedChange], owners: [String: String], into result: inout PushBatchResult) async {
         let response: CommitResponse
+        let commitId = UUID().uuidString
         do {
-            response = try await commitOnce(slice.map(\.change))
+            response = try await commitOnce(slice.map(\.change), commitId: commitId)
         } catch {
+            // Refused whole (nothing applied): nothing to send again.
+            if error.kind == .permanent { result.update.settledCommits.append(commitId) }
             let paths = Set(slice.compactMap { owners[$0.change.path] })
             if error.kind == .permanent && slice.count > 1 {
                 // One bad change must not block the rest: commit them one by one.
@@ -63,6 +73,8 @@ extension Uploader {
             markTransientOrFailed(error, paths: Array(paths), into: &result)
             return
         }
+        CrashPoint.reached(.afterCommit, paths: slice.map(\.change.path))
+        result.update.settledCommits.append(commitId)
         // One result per change, in order (a path may appear twice in a commit: each
         // result belongs to its own change, never to the first of that path).
         guard response.results.count == slice.count,
@@ -110,9 +122,7 @@ extension Uploader {
     }
 
     private func record(_ change: CommitChange, rev: Int64, local: LocalRecord?, into result: inout PushBatchResult) {
-        result.update.bases.append(BaseRecord(
-            path: change.path, kind: change.kind, rev: rev, contentHash: change.contentHash, deleted: change.deleted,
-            mode: BaseRecord.mode(kind: change.kind, mode: change.mode, deleted: change.deleted)))
+        result.update.bases.append(Self.base(change, rev: rev))
         if let local {
             result.update.locals.append(local)
         } else if change.deleted {

@@ -41,9 +41,11 @@ extension Uploader {
             knownBelow[move.from] = old.kind == .directory ? liveBelow(move.from) : [old]
         }
         let response: CommitResponse
+        let commitId = UUID().uuidString
         do {
-            response = try await commitOnce(prepared.map(\.change.change))
+            response = try await commitOnce(prepared.map(\.change.change), commitId: commitId)
         } catch {
+            if error.kind == .permanent { result.update.settledCommits.append(commitId) }
             if error.kind == .transient {
                 markTransientOrFailed(error, paths: prepared.map(\.to), into: &result)
             } else {
@@ -53,6 +55,7 @@ extension Uploader {
             }
             return result
         }
+        result.update.settledCommits.append(commitId)
         for (move, outcome) in zip(prepared, response.results) {
             guard outcome.status == .ok, let old = records.base[move.from] else {
                 result.forget((move.to, move.from), below: liveBelow(move.from))

@@ -1,0 +1,61 @@
+import Foundation
+import SyncClient
+import SyncCore
+
+/// What sending an outbox commit again came to.
+enum OutboxReplay: Sendable {
+    /// The server's answer, as index writes (the outbox row dropped with them), and the
+    /// server's current entries where it holds something else (to plan against).
+    case answered(IndexUpdate, conflicts: [WireEntry])
+    /// The server could not be reached: the row stays, for the next try.
+    case later(RemoteError)
+}
+
+extension Uploader {
+    /// Sends an outbox commit again under its own id: the server answers with what it
+    /// did the first time, or applies it now if it never got it. Every change the server
+    /// holds as sent is recorded as the base (for a move, its entries come by the feed);
+    /// a change it refused is handed back as the server's current entry.
+    func replay(_ commit: OutboxCommit) async -> OutboxReplay {
+        var update = IndexUpdate()
+        update.settledCommits = [commit.id]
+        let response: CommitResponse
+        do {
+            response = try await remote.commit(folder: folder, changes: commit.changes, commitId: commit.id)
+        } catch {
+            if error.kind == .transient { return .later(error) }
+            // Refused whole, so nothing of it was applied: the paths' own ops push them afresh.
+            logger.warning(
+                "an unrecorded commit was refused when sent again; its paths are pushed afresh",
+                metadata: ["folder": "\(folder)", "commit": "\(commit.id)", "error": "\(error)"])
+            return .answered(update, conflicts: [])
+        }
+        guard response.results.count == commit.changes.count else {
+            logger.error("reply to an unrecorded commit does not match it", metadata: ["folder": "\(folder)", "commit": "\(commit.id)"])
+            return .answered(update, conflicts: [])
+        }
+        var conflicts: [WireEntry] = []
+        for (change, outcome) in zip(commit.changes, response.results) where change.moveFrom == nil && change.path == outcome.path {
+            switch outcome.status {
+            case .ok:
+                update.bases.append(Self.base(change, rev: outcome.rev))
+            case .conflict:
+                guard let current = outcome.current else { continue }
+                if current.deleted == change.deleted, current.kind == change.kind,
+                    change.deleted || current.contentHash == change.contentHash
+                {
+                    update.bases.append(Self.base(change, rev: current.rev))
+                } else {
+                    conflicts.append(current)
+                }
+            }
+        }
+        return .answered(update, conflicts: conflicts)
+    }
+
+    static func base(_ change: CommitChange, rev: Int64) -> BaseRecord {
+        BaseRecord(
+            path: change.path, kind: change.kind, rev: rev, contentHash: change.contentHash, deleted: change.deleted,
+            mode: BaseRecord.mode(kind: change.kind, mode: change.mode, deleted: change.deleted))
+    }
+}
