@@ -232,4 +232,21 @@ struct ContainmentTests {
         #expect(changes.last?.change.kind == .file)
         #expect(changes.last?.change.baseRev == 5)
     }
+
+    /// An upload's read of a path whose root is no longer the pinned directory (a disk
+    /// unmounted under its mount point) is "look again", never "deleted": a tombstone
+    /// from an empty mount point would delete the file on every other device.
+    @Test func aPreparationUnderAReplacedRootIsNotADelete() throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        let pin = RootPin()
+        pin.set(RootIdentity(device: 0, inode: 1))  // not this root
+        let preparer = Preparer(folder: FolderRoot(layout.folder, pin: pin))
+        let base = BaseRecord(path: "real/gone.txt", kind: .file, rev: 4, contentHash: "h", deleted: false)
+        let prepared = try preparer.prepare(path: "real/gone.txt", local: nil, base: base, liveBelow: { [base] })
+        guard case .unstable = prepared else {
+            Issue.record("expected to look again, got \(prepared)")
+            return
+        }
+    }
 }

@@ -35,18 +35,34 @@ struct PushDeduplicationTests {
 
     @Test func followersInheritTheSendersFate() {
         var result = PushBatchResult()
-        result.outcomes["a"] = .committed(rev: 7)
-        result.failed["b"] = "rejected"
-        result.transient = ["c"]
-        result.unstable = ["d"]
-        result.held = ["e"]
+        result.finish("a", .committed(rev: 7))
+        result.settle("b", .failed("rejected"))
+        result.settle("c", .transient)
+        result.settle("d", .unstable)
+        result.settle("e", .held)
         result.inherit(["fa": "a", "fb": "b", "fc": "c", "fd": "d", "fe": "e", "fz": "nobody"])
-        #expect(result.outcomes["fa"] == .committed(rev: 7))
-        #expect(result.failed["fb"] == "rejected")
-        #expect(result.transient.contains("fc"))
-        #expect(result.unstable.contains("fd"))
-        #expect(result.held.contains("fe"))
-        #expect(result.outcomes["fz"] == .unchanged)
+        #expect(result.fates["fa"] == .done(.committed(rev: 7)))
+        #expect(result.fates["fb"] == .failed("rejected"))
+        #expect(result.fates["fc"] == .transient)
+        #expect(result.fates["fd"] == .unstable)
+        #expect(result.fates["fe"] == .held)
+        #expect(result.fates["fz"] == .done(.unchanged))
+    }
+
+    /// One op may send several changes: the path keeps the fate that leaves work to do.
+    @Test func aPathKeepsTheFateThatLeavesWorkToDo() {
+        var result = PushBatchResult()
+        result.finish("a", .committed(rev: 3))
+        result.settle("a", .transient)
+        result.finish("a", .committed(rev: 4))
+        #expect(result.fates["a"] == .transient)
+        result.settle("a", .failed("no"))
+        result.settle("a", .unstable)
+        #expect(result.fates["a"] == .failed("no"))
+        // Among outcomes, the later one (the op's own path, a conflict) is told.
+        result.finish("b", .committed(rev: 5))
+        result.finish("b", .conflict(remoteRev: 6))
+        #expect(result.outcome(of: "b") == .conflict(remoteRev: 6))
     }
 }
 

@@ -48,8 +48,12 @@ public enum Daemon {
         folderLogger[metadataKey: "folder"] = "\(folder.id)"
         let progress = TransferProgress()
         let openWrites = OpenWrites()
+        // One identity for both directions: every read for an upload and every remote write
+        // first checks that the root is still the directory adopted at the first scan.
+        let pin = RootPin()
         let uploader = Uploader(
-            folder: folder.id, index: index, remote: remote, preparer: Preparer(folder: FolderRoot(folder.path)), progress: progress,
+            folder: folder.id, index: index, remote: remote, preparer: Preparer(folder: FolderRoot(folder.path, pin: pin)),
+            progress: progress,
             openWrites: openWrites, maxConcurrent: config.transfer.maxConcurrent, logger: folderLogger)
         let queue = TransferQueue(
             folder: folder.id, index: index, uploader: uploader,
@@ -59,7 +63,7 @@ public enum Daemon {
             dir.hasPrefix(folder.path + "/") ? String(dir.dropFirst(folder.path.count + 1)) : nil
         }
         let trash = Trash(root: config.daemon.stateDir + "/trash/" + folder.id)
-        let materializer = Materializer(root: folder.path, trashRoot: trash.root, pin: RootPin())
+        let materializer = Materializer(root: folder.path, trashRoot: trash.root, pin: pin)
         let applier = RemoteApplier(
             folder: folder.id, index: index, remote: remote, materializer: materializer, progress: progress,
             logger: folderLogger)

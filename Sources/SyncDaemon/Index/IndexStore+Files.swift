@@ -31,21 +31,32 @@ extension IndexStore {
         }
     }
 
-    static func local(_ row: Row) -> LocalRecord {
+    static func local(_ row: Row) throws -> LocalRecord {
         let chunks: String = row["chunks"]
         return LocalRecord(
-            path: row["path"], kind: EntryKind(rawValue: row["kind"]) ?? .file,
+            path: row["path"], kind: try kind(row["kind"], table: "local_files", path: row["path"]),
             inode: UInt64(bitPattern: row["inode"]), size: row["size"], mtimeNs: row["mtime_ns"],
             ctimeNs: row["ctime_ns"], mode: UInt32(truncatingIfNeeded: row["mode"] as Int64),
             contentHash: row["content_hash"], chunks: chunks.isEmpty ? [] : chunks.split(separator: ",").map(String.init),
             symlinkTarget: row["symlink_target"])
     }
 
-    static func base(_ row: Row) -> BaseRecord {
+    static func base(_ row: Row) throws -> BaseRecord {
         BaseRecord(
-            path: row["path"], kind: EntryKind(rawValue: row["kind"]) ?? .file, rev: row["rev"],
+            path: row["path"], kind: try kind(row["kind"], table: "base", path: row["path"]), rev: row["rev"],
             contentHash: row["content_hash"], deleted: row["deleted"],
             mode: (row["mode"] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
+    }
+}
+
+extension IndexStore {
+    /// An entry kind read from the index: an unknown value is a corrupt row, said as such
+    /// (never read as a file).
+    static func kind(_ value: String, table: String, path: String) throws -> EntryKind {
+        guard let kind = EntryKind(rawValue: value) else {
+            throw IndexCorruption(table: table, column: "kind", value: "\(path): \(value)", cause: "not a known entry kind")
+        }
+        return kind
     }
 }
 

@@ -35,7 +35,7 @@ extension IndexStore {
                 let mode: Int64 = row[6]
                 let inSync: Bool? = row[7]
                 let stat = FileStat(
-                    kind: EntryKind(rawValue: kind) ?? .file, inode: UInt64(bitPattern: row[2]), size: row[3],
+                    kind: try IndexStore.kind(kind, table: "local_files", path: row[0]), inode: UInt64(bitPattern: row[2]), size: row[3],
                     mtimeNs: row[4], ctimeNs: row[5], mode: UInt32(truncatingIfNeeded: mode))
                 baseline.local[row[0]] = ScanBaseline.Synced(stat: stat, inSync: inSync ?? false)
             }

@@ -22,6 +22,10 @@ struct Preparer: Sendable {
             return .change(tombstones)
         case .unsupported:
             return .failed("not a regular file, directory or symlink: not synced")
+        case .failed(ESTALE):
+            // The root is not the directory it was (unmounted, replaced): nothing here is
+            // read as deleted or changed; the root check holds sending until it is back.
+            return .unstable
         case .failed(let code):
             return .failed("cannot stat: \(String(cString: strerror(code)))")
         case .found(let stat):

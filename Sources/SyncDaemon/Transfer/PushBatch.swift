@@ -3,50 +3,76 @@ import GRDB
 import SyncClient
 import SyncCore
 
+/// How one op of a push batch ended: one value per path.
+enum PathFate: Sendable, Equatable {
+    /// Finished; everyone waiting is told this outcome.
+    case done(PushOutcome)
+    /// Changed while being read (or its root is not the pinned one): again shortly.
+    case unstable
+    /// The server could not be reached (or answered 5xx): again with backoff.
+    case transient
+    /// Cannot be sent (validation, an unreadable file): shown, and dropped until it changes.
+    case failed(String)
+    /// A delete that waits for `syncctl approve-deletes`.
+    case held
+    /// Not attempted (it waits for the moves of this batch): back to the journal, due now;
+    /// `forgetMove`: pushed as a plain change next.
+    case deferred(forgetMove: Bool)
+
+    /// Which of two fates a path keeps when a batch gives it both (one op can send
+    /// several changes): the one that leaves work to do, a failure first.
+    fileprivate var weight: Int {
+        switch self {
+        case .failed: 5
+        case .transient: 4
+        case .unstable: 3
+        case .held: 2
+        case .deferred: 1
+        case .done: 0
+        }
+    }
+}
+
 /// Everything one push batch decided, for the queue to record and announce.
 struct PushBatchResult: Sendable {
-    /// Finished paths and what their waiters are told.
-    var outcomes: [String: PushOutcome] = [:]
+    /// Each op's fate, by path.
+    private(set) var fates: [String: PathFate] = [:]
     var update = IndexUpdate()
-    /// Changed while being read: try again shortly.
-    var unstable: [String] = []
-    /// The server could not be reached (or answered 5xx): retry with backoff.
-    var transient: [String] = []
+    /// Why the `.transient` paths could not be sent.
     var transientError: RemoteError?
-    /// Permanent per-path failures.
-    var failed: [String: String] = [:]
     /// The server has a version our base did not know: the current entries, for the engine to plan against.
     var conflicts: [WireEntry] = []
     var bytesSent: Int64 = 0
-    /// Deletes that wait for `syncctl approve-deletes`.
-    var held: [String] = []
-    /// Not attempted (they wait for the moves of this batch): back to the journal, due now.
-    var deferred: [String] = []
-    /// Moves the server cannot make: pushed as plain changes next.
-    var forgetMove: Set<String> = []
     /// Paths to journal after this batch (entries a moved directory no longer has).
     var followUps: [String] = []
+
+    /// Gives `path` this fate, unless it already has one that leaves more to do.
+    mutating func settle(_ path: String, _ fate: PathFate) {
+        if let known = fates[path], known.weight > fate.weight { return }
+        fates[path] = fate
+    }
+
+    /// Sets a finished path's outcome (replacing another outcome, never a fate with work left).
+    mutating func finish(_ path: String, _ outcome: PushOutcome) { settle(path, .done(outcome)) }
+
+    func outcome(of path: String) -> PushOutcome? {
+        if case .done(let outcome) = fates[path] { return outcome }
+        return nil
+    }
+
+    /// The paths with a fate matching `matches`.
+    func paths(where matches: (PathFate) -> Bool) -> [String] {
+        fates.filter { matches($0.value) }.map(\.key).sorted()
+    }
+
+    var finished: [String: PushOutcome] { fates.compactMapValues { if case .done(let o) = $0 { o } else { nil } } }
 }
 
 extension PushBatchResult {
     /// Ops whose change another op sent (`follower → sender`) end as the sender did;
     /// one whose change nobody sends had nothing to do.
     mutating func inherit(_ followers: [String: String]) {
-        for (follower, sender) in followers {
-            if let outcome = outcomes[sender] {
-                outcomes[follower] = outcome
-            } else if let message = failed[sender] {
-                failed[follower] = message
-            } else if transient.contains(sender) {
-                transient.append(follower)
-            } else if unstable.contains(sender) {
-                unstable.append(follower)
-            } else if held.contains(sender) {
-                held.append(follower)
-            } else {
-                outcomes[follower] = .unchanged
-            }
-        }
+        for (follower, sender) in followers { settle(follower, fates[sender] ?? .done(.unchanged)) }
     }
 }
 
@@ -64,13 +90,13 @@ extension IndexStore {
                     db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path IN (\(marks))",
                     arguments: .init(arguments))
                 {
-                    let r = Self.local(row)
+                    let r = try Self.local(row)
                     locals[r.path] = r
                 }
                 for row in try Row.fetchAll(
                     db, sql: "SELECT * FROM base WHERE folder_id = ? AND path IN (\(marks))", arguments: .init(arguments))
                 {
-                    let b = Self.base(row)
+                    let b = try Self.base(row)
                     bases[b.path] = b
                 }
             }

@@ -82,46 +82,56 @@ extension TransferQueue {
 
     private func record(_ result: PushBatchResult, ops: [JournalOp]) {
         let attempts = Dictionary(ops.map { ($0.path, $0.attempts) }, uniquingKeysWith: { a, _ in a })
+        var result = result
+        // An op the batch gave no fate (none should be left so) is looked at again shortly.
+        for op in ops where result.fates[op.path] == nil {
+            logger.error("a pushed path was left without an outcome; retrying it", metadata: ["path": "\(op.path)"])
+            result.settle(op.path, .unstable)
+        }
+        let finished = result.finished
+        let deferred = result.paths { if case .deferred = $0 { true } else { false } }
+        let forgetMove = Set(result.paths { $0 == .deferred(forgetMove: true) })
+        let held = result.paths { $0 == .held }
+        let unstable = result.paths { $0 == .unstable }
+        let transient = result.paths { $0 == .transient }
         do {
-            let again = try index.finish(folder: folder, done: Array(result.outcomes.keys), update: IndexUpdateBox(result.update))
+            let again = try index.finish(folder: folder, done: Array(finished.keys), update: IndexUpdateBox(result.update))
             changesCommitted += result.update.bases.count
             // Waiters of this run get its outcome; those who came during it wait for the rerun (`again`).
-            for (path, outcome) in result.outcomes { resolve(path, with: outcome) }
+            for (path, outcome) in finished { resolve(path, with: outcome) }
             if !again.isEmpty { logger.debug("rerunning paths changed during push", metadata: ["count": "\(again.count)"]) }
-            if !result.deferred.isEmpty {
-                try index.release(folder: folder, paths: result.deferred, forgetMove: result.forgetMove)
-            }
+            if !deferred.isEmpty { try index.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
             if !result.followUps.isEmpty { try index.enqueue(folder: folder, paths: result.followUps) }
-            if !result.held.isEmpty {
-                try index.hold(folder: folder, paths: result.held)
-                for path in result.held { promoteNextRun(path) }
-                logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(result.held.count)"])
+            if !held.isEmpty {
+                try index.hold(folder: folder, paths: held)
+                for path in held { promoteNextRun(path) }
+                logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(held.count)"])
             }
             if !result.conflicts.isEmpty, let conflictHandler {
                 // Plan against the server's current version (conflict copy or adoption).
                 let entries = result.conflicts
                 Task { await conflictHandler(entries) }
             }
-            if !result.failed.isEmpty {
-                for (path, message) in result.failed {
-                    try index.fail(folder: folder, paths: [path], error: message)
-                    resolve(path, with: .failed(message))
-                }
+            for (path, fate) in result.fates {
+                guard case .failed(let message) = fate else { continue }
+                try index.fail(folder: folder, paths: [path], error: message)
+                resolve(path, with: .failed(message))
             }
-            for path in result.unstable {
+            for path in unstable {
                 try index.reschedule(
                     folder: folder, paths: [path], error: "file is changing while being read; retrying",
                     retryAt: Date().addingTimeInterval(0.2))
                 promoteNextRun(path)
             }
-            if let error = result.transientError {
+            if !transient.isEmpty {
+                let error = result.transientError ?? RemoteError(kind: .transient, code: "unknown", message: "the server could not be reached")
                 offlineError = error
-                for path in result.transient {
+                for path in transient {
                     let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
                     try index.reschedule(folder: folder, paths: [path], error: error.description, retryAt: Date().addingTimeInterval(delay))
                     promoteNextRun(path)
                 }
-            } else if !result.outcomes.isEmpty {
+            } else if !finished.isEmpty {
                 offlineError = nil
             }
         } catch {

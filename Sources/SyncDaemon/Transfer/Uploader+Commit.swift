@@ -81,7 +81,7 @@ extension Uploader {
             zip(slice, response.results).allSatisfy({ $0.change.path == $1.path })
         else {
             let paths = Set(slice.compactMap { owners[$0.change.path] })
-            for path in paths { result.failed[path] = "the server's reply does not match the commit sent; pushed again later" }
+            for path in paths { result.settle(path, .failed("the server's reply does not match the commit sent; pushed again later")) }
             logger.error("commit reply does not match the request", metadata: ["folder": "\(folder)", "changes": "\(slice.count)"])
             return
         }
@@ -96,8 +96,8 @@ extension Uploader {
         switch outcome.status {
         case .ok:
             record(change, rev: outcome.rev, local: prepared.local, into: &result)
-            if result.outcomes[owner] == nil || change.path == owner {
-                result.outcomes[owner] = .committed(rev: outcome.rev)
+            if result.outcome(of: owner) == nil || change.path == owner {
+                result.finish(owner, .committed(rev: outcome.rev))
             }
         case .conflict:
             let current = outcome.current
@@ -107,17 +107,17 @@ extension Uploader {
                 change.deleted || current.contentHash == change.contentHash
             {
                 record(change, rev: current.rev, local: prepared.local, into: &result)
-                result.outcomes[owner] = result.outcomes[owner] ?? .unchanged
+                if result.outcome(of: owner) == nil { result.finish(owner, .unchanged) }
                 return
             }
             if change.deleted && current == nil {
                 // Deleting something the server never had: nothing to do.
                 result.update.removedLocals.append(change.path)
-                result.outcomes[owner] = result.outcomes[owner] ?? .unchanged
+                if result.outcome(of: owner) == nil { result.finish(owner, .unchanged) }
                 return
             }
             if let current { result.conflicts.append(current) }
-            result.outcomes[owner] = .conflict(remoteRev: outcome.rev)
+            result.finish(owner, .conflict(remoteRev: outcome.rev))
         }
     }
 

@@ -12,12 +12,12 @@ extension Uploader {
     func pushMoves(_ ops: [JournalOp]) async -> PushBatchResult {
         var result = PushBatchResult()
         let moves = ops.compactMap { op in op.moveFrom.map { (to: op.path, from: $0) } }
-        result.deferred = ops.filter { $0.moveFrom == nil }.map(\.path)
+        for op in ops where op.moveFrom == nil { result.settle(op.path, .deferred(forgetMove: false)) }
         let records: (local: [String: LocalRecord], base: [String: BaseRecord])
         do {
             records = try index.records(folder: folder, paths: moves.flatMap { [$0.to, $0.from] })
         } catch {
-            for move in moves { result.failed[move.to] = "index read failed: \(error)" }
+            for move in moves { result.settle(move.to, .failed("index read failed: \(error)")) }
             return result
         }
         var prepared: [(to: String, from: String, change: PreparedChange)] = []
@@ -67,7 +67,7 @@ extension Uploader {
             let bases = MoveRecords.bases(
                 known: known, moved: outcome.moved ?? [], firstRev: outcome.rev, from: move.from, to: move.to)
             result.update.bases += bases
-            result.outcomes[move.to] = .committed(rev: outcome.rev)
+            result.finish(move.to, .committed(rev: outcome.rev))
             // Synced entries that are not in the new place on disk (deleted before or while
             // it moved): their tombstones must follow.
             result.followUps += bases.filter { !$0.deleted && $0.path != move.to }.map(\.path).filter { path in
@@ -94,8 +94,7 @@ extension PushBatchResult {
     /// synced entry under the old path on its own (what was below a directory
     /// that something re-created meanwhile would otherwise never be deleted).
     mutating func forget(_ move: (to: String, from: String), below: [BaseRecord]) {
-        deferred.append(move.to)
-        forgetMove.insert(move.to)
+        settle(move.to, .deferred(forgetMove: true))
         followUps += below.map(\.path).filter { $0 != move.from }
     }
 }

@@ -27,13 +27,13 @@ struct Uploader: Sendable {
         let writing = Set(ops.map(\.path).filter {
             openWrites.isRecentlyOpen($0, window: FolderEngine.longestSettle)
         })
-        for path in writing { result.outcomes[path] = .unchanged }
+        for path in writing { result.finish(path, .unchanged) }
         let paths = ops.map(\.path).filter { !writing.contains($0) }
         let records: (local: [String: LocalRecord], base: [String: BaseRecord])
         do {
             records = try index.records(folder: folder, paths: paths)
         } catch {
-            for p in paths { result.failed[p] = "index read failed: \(error)" }
+            for p in paths { result.settle(p, .failed("index read failed: \(error)")) }
             return result
         }
         // 1. Read and hash.
@@ -44,9 +44,9 @@ struct Uploader: Sendable {
             case .unchanged(let local, let removeUnder):
                 if let local { result.update.locals.append(local) }
                 if let removeUnder { result.update.removedLocals.append(removeUnder) }
-                result.outcomes[path] = .unchanged
-            case .unstable: result.unstable.append(path)
-            case .failed(let message): result.failed[path] = message
+                result.finish(path, .unchanged)
+            case .unstable: result.settle(path, .unstable)
+            case .failed(let message): result.settle(path, .failed(message))
             }
         }
         // A vanished directory's tombstones may repeat paths that have ops of their own:
@@ -73,7 +73,7 @@ struct Uploader: Sendable {
         if deletes > 0, await !mayDelete(deletes) {
             for (owner, list) in changes where list.contains(where: \.change.deleted) {
                 changes[owner] = nil
-                result.held.append(owner)
+                result.settle(owner, .held)
             }
         }
         guard !changes.isEmpty else { return result }
@@ -83,7 +83,7 @@ struct Uploader: Sendable {
             let unreadable = try await sendMissingChunks(changes)
             for path in unreadable {
                 changes[path] = nil
-                result.unstable.append(path)
+                result.settle(path, .unstable)
             }
         } catch {
             markTransientOrFailed(error, paths: Array(changes.keys), into: &result)
@@ -146,10 +146,10 @@ struct Uploader: Sendable {
 
     func markTransientOrFailed(_ error: RemoteError, paths: [String], into result: inout PushBatchResult) {
         if error.kind == .transient {
-            result.transient.append(contentsOf: paths)
+            for p in paths { result.settle(p, .transient) }
             result.transientError = error
         } else {
-            for p in paths { result.failed[p] = error.description }
+            for p in paths { result.settle(p, .failed(error.description)) }
         }
     }
 }

@@ -6,11 +6,18 @@ enum EntryColumns {
     static let select =
         "path, kind, size, mtime_ns, mode, chunks, content_hash, deleted, rev, symlink_target, device_id, moved_from, moved_to"
 
-    static func wireEntry(_ row: Row) -> WireEntry {
+    /// A row with an unknown kind is a corrupt database, answered as an internal error
+    /// (never sent as a file).
+    static func wireEntry(_ row: Row) throws -> WireEntry {
         let chunks: String = row[5]
+        let kindValue: String = row[1]
+        guard let kind = EntryKind(rawValue: kindValue) else {
+            let path: String = row[0]
+            throw APIError.internalError("metadata database: entry \(path) has an unknown kind \(kindValue)")
+        }
         return WireEntry(
             path: row[0],
-            kind: EntryKind(rawValue: row[1]) ?? .file,
+            kind: kind,
             size: row[2],
             mtimeNs: row[3],
             mode: UInt32(truncatingIfNeeded: row[4] as Int64),
@@ -27,7 +34,7 @@ enum EntryColumns {
     static func fetchAll(_ statement: Statement, arguments: StatementArguments) throws -> [WireEntry] {
         var entries: [WireEntry] = []
         let rows = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try rows.next() { entries.append(wireEntry(row)) }
+        while let row = try rows.next() { entries.append(try wireEntry(row)) }
         return entries
     }
 }
