@@ -49,25 +49,60 @@ extension FolderEngine {
     private func act(on path: String, _ event: InotifyEvent, movedFrom from: String?) async {
         let f = event.flags
         let source = from.map { [$0] } ?? []
+        let now = Date()
         // Committed as a move on the server when the old path was synced (else as new content).
         let moves = from.map { [path: $0] } ?? [:]
         if event.isDirectory && (f.contains(.created) || f.contains(.movedTo)) {
             // Files may have landed in it before its watch existed: scan it.
-            cancelSettle(path)
+            await perform(settleMachine.done(path))
             await scanSubtree(path, then: source, moves: moves)
         } else if !f.isDisjoint(with: [.movedFrom, .deleted, .selfGone]) && f.isDisjoint(with: [.closedWrite, .movedTo]) {
-            // Gone: act almost at once, letting the rest of an `rm -r` join the same batch
-            // so the delete-wave guard sees the wave whole.
-            cancelSettle(path)
-            gatherDelete(path)
+            // Gone: gathered with the rest of an `rm -r` (see SettleStateMachine).
+            await perform(settleMachine.gone(path, at: now))
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // The writer is done (or the file was renamed into place): act at once.
-            cancelSettle(path)
+            await perform(settleMachine.done(path))
             await journal([path] + source, moves: moves)
         } else {
-            if !f.isDisjoint(with: [.modified, .created, .attributes]) { settle(path) }
+            if !f.isDisjoint(with: [.modified, .created, .attributes]) { await perform(settleMachine.written(path, at: now)) }
             if !source.isEmpty { await journal(source) }
         }
+    }
+
+    /// Carries out what the settle machine decided.
+    private func perform(_ actions: [SettleStateMachine.Action]) async {
+        for action in actions {
+            switch action {
+            case .journal(let paths):
+                await journal(paths)
+            case .startQuietTimer(let path, let delay, let since):
+                openWrites.begin(path, at: since)
+                quietTimers[path]?.cancel()
+                quietTimers[path] = Task { [weak self] in
+                    do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+                    await self?.quietTimerFired(path)
+                }
+            case .stopQuietTimer(let path):
+                openWrites.end(path)
+                quietTimers.removeValue(forKey: path)?.cancel()
+            case .startDeleteTimer(let delay):
+                deleteTimer?.cancel()
+                deleteTimer = Task { [weak self] in
+                    do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+                    await self?.deleteTimerFired()
+                }
+            }
+        }
+    }
+
+    private func quietTimerFired(_ path: String) async {
+        quietTimers[path] = nil
+        await perform(settleMachine.quiet(path))
+    }
+
+    private func deleteTimerFired() async {
+        deleteTimer = nil
+        await perform(settleMachine.deletesGathered())
     }
 
     /// Lost events mean a rescan; a storm of overflow notices means one rescan
@@ -85,67 +120,6 @@ extension FolderEngine {
         rescanScheduled = false
         logger.warning("\(reason); rescanning", metadata: ["folder": "\(id)"])
         await fullScan()
-    }
-
-    /// Still open for writing: act once it has been quiet for `settle`.
-    /// A file written without pause is still pushed this often (a consistent
-    /// snapshot: a read that races a write is retried).
-    static let longestSettle: TimeInterval = 5
-
-    private func settle(_ path: String) {
-        let now = Date()
-        let first = settleStarted[path] ?? now
-        settleStarted[path] = first
-        openWrites.begin(path, at: now)
-        if now.timeIntervalSince(first) >= Self.longestSettle {
-            settleStarted[path] = now
-            Task { await self.journal([path]) }
-        }
-        settling[path]?.cancel()
-        let delay = config.settle
-        settling[path] = Task { [weak self] in
-            do { try await Task.sleep(for: delay) } catch { return }
-            await self?.settled(path)
-        }
-    }
-
-    private func settled(_ path: String) async {
-        settling[path] = nil
-        settleStarted[path] = nil
-        openWrites.end(path)
-        await journal([path])
-    }
-
-    private func cancelSettle(_ path: String) {
-        settleStarted[path] = nil
-        openWrites.end(path)
-        settling.removeValue(forKey: path)?.cancel()
-    }
-
-    static let deleteGather: TimeInterval = 0.25
-
-    /// Deletes are gathered while they keep coming (up to 250 ms of quiet, 2 s at
-    /// most), then journaled together so the delete-wave guard judges an `rm -r`
-    /// whole. A crash meanwhile loses nothing: the start-up scan finds the deletes.
-    private func gatherDelete(_ path: String) {
-        if deleteBurst.isEmpty { deleteBurstStarted = Date() }
-        deleteBurst.append(path)
-        deleteBurstTimer?.cancel()
-        let wait = min(Self.deleteGather, max(0, 2 - Date().timeIntervalSince(deleteBurstStarted)))
-        deleteBurstTimer = Task { [weak self] in
-            do { try await Task.sleep(for: .seconds(wait)) } catch { return }
-            await self?.flushDeleteBurst()
-        }
-    }
-
-    private func flushDeleteBurst() async {
-        // A path written again since it was deleted (unlink + create, as `git checkout`
-        // does) is still open for writing: its close (or settle) journals it. Reading it
-        // now could commit its empty, half-written state as one more version.
-        let paths = deleteBurst.filter { settling[$0] == nil }
-        deleteBurst.removeAll()
-        deleteBurstTimer = nil
-        await journal(paths)
     }
 
     func journal(_ paths: [String], moves: [String: String] = [:], delay: TimeInterval = 0) async {

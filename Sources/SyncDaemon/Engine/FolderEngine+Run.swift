@@ -41,7 +41,8 @@ extension FolderEngine {
             await group.next()
             group.cancelAll()
         }
-        for task in settling.values { task.cancel() }
+        for task in quietTimers.values { task.cancel() }
+        deleteTimer?.cancel()
     }
 
     /// The safety net for what inotify does not report (mmap writes, lost

@@ -40,10 +40,12 @@ public actor FolderEngine {
     /// Directories in the last full scan, root included: the watches the folder needs.
     var directoriesSeen = 0
     var watchedDirectories = 0
-    var settling: [String: Task<Void, Never>] = [:]
-    /// When each still-settling path was first seen changing.
-    var settleStarted: [String: Date] = [:]
-    /// The same paths, for the uploader (which leaves them to their writer's close).
+    /// When local changes are journaled (writes settling, deletes gathered), and the
+    /// timers it asked for.
+    var settleMachine: SettleStateMachine
+    var quietTimers: [String: Task<Void, Never>] = [:]
+    var deleteTimer: Task<Void, Never>?
+    /// The paths being written, for the uploader (which leaves them to their writer's close).
     let openWrites: OpenWrites
     var feedError: FeedProblem?
     var pendingDownloads = 0
@@ -69,10 +71,6 @@ public actor FolderEngine {
     /// a full scan is retried until one succeeds.
     var journalProblem: String?
     var journalRetriedAt: Date?
-    /// Local deletes being gathered into one wave.
-    var deleteBurst: [String] = []
-    var deleteBurstStarted = Date()
-    var deleteBurstTimer: Task<Void, Never>?
 
     enum Phase: Sendable { case starting, scanning, running }
 
@@ -82,6 +80,8 @@ public actor FolderEngine {
         openWrites: OpenWrites, logger: Logger
     ) {
         self.openWrites = openWrites
+        let settle = config.settle.components
+        self.settleMachine = SettleStateMachine(settle: Double(settle.seconds) + Double(settle.attoseconds) / 1e18)
         self.trash = trash
         self.trashRetention = trashRetention
         self.remote = remote
