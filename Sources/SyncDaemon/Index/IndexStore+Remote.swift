@@ -35,12 +35,25 @@ extension IndexStore {
 
     /// Puts back a path's records as they were (nil: none).
     /// A download intent of the path, if any, is done with too.
-    func restore(folder: String, path: String, local: LocalRecord?, base: BaseRecord?) throws {
+    /// `onlyOver`: put back only if the base is still the one the caller recorded (a push
+    /// may have recorded a newer revision of the path since: that one stays).
+    func restore(
+        folder: String, path: String, local: LocalRecord?, base: BaseRecord?, onlyOver recorded: BaseRecord? = nil
+    ) throws {
         var update = IndexUpdate()
         if let local { update.locals.append(local) } else { update.removedLocals.append(path) }
         if let base { update.bases.append(base) }
         update.landed = [path]
         try pool.write { db in
+            if let recorded {
+                let now = try Row.fetchOne(
+                    db, sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path]
+                ).map(Self.base)
+                guard now == recorded else {
+                    try dropIntents(folder: folder, paths: [path], in: db)
+                    return
+                }
+            }
             try apply(folder: folder, update, in: db)
             if base == nil {
                 try db.execute(sql: "DELETE FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path])

@@ -173,7 +173,9 @@ struct RemoteApplier: Sendable {
             update.bases.append(Self.base(entry))
             if let stat, !entry.deleted { update.locals.append(Self.local(entry, stat: stat)) }
             if entry.deleted { update.removedLocals.append(path) }
-            try index.record(folder: folder, update)
+            // Only over the base it was planned against: a push may have recorded a newer
+            // revision of this path meanwhile, which a stale entry must not replace.
+            try index.record(folder: folder, update, ifBase: base, at: path)
         case .download:
             let room = try materializer.makeRoom(at: path, for: entry.kind, expected: stat, stamp: stamp)
             try await materialize(entry, expected: room, plannedBase: base)
@@ -191,7 +193,7 @@ struct RemoteApplier: Sendable {
             // Commit the local version on top of the tombstone.
             var update = IndexUpdate()
             update.bases.append(Self.base(entry))
-            try index.record(folder: folder, update)
+            try index.record(folder: folder, update, ifBase: base, at: path)
             outcome.pushes.append(path)
         case .conflict:
             try await resolveConflict(entry, localHash: view.contentHash ?? "", device: device, into: &outcome)
@@ -240,7 +242,8 @@ struct RemoteApplier: Sendable {
             if error.code == .changedMeanwhile {
                 // Written since it was planned: put the records back and plan again (an edit
                 // beats the delete).
-                try index.restore(folder: folder, path: entry.path, local: before.local, base: before.base)
+                try index.restore(
+                    folder: folder, path: entry.path, local: before.local, base: before.base, onlyOver: Self.base(entry))
                 throw error
             }
             guard error.code == .notEmpty else { throw error }
@@ -309,7 +312,10 @@ struct RemoteApplier: Sendable {
                 }
             } catch {
                 await progress.end(paths: [path])
-                if recorded { try index.restore(folder: folder, path: path, local: before.local[path], base: before.base[path]) }
+                if recorded {
+                    try index.restore(
+                        folder: folder, path: path, local: before.local[path], base: before.base[path], onlyOver: Self.base(entry))
+                }
                 throw error
             }
             await progress.end(paths: [path])

@@ -68,4 +68,16 @@ struct Rig {
     func folderRev() async throws -> Int64 {
         try await server.client(credential: credential).changes(folder: folder, since: 1 << 50, limit: 1).cursor
     }
+
+    /// Every revision the server keeps of the folder, one line each, for a failure message.
+    func history() async throws -> String {
+        let client = server.client(credential: credential)
+        var lines: [String] = []
+        for entry in try await client.changes(folder: folder, since: 0, limit: 10_000).entries {
+            for version in try await client.history(folder: folder, path: entry.path) {
+                lines.append("rev \(version.rev) \(version.path) \(version.deleted ? "deleted" : version.kind.rawValue)")
+            }
+        }
+        return lines.sorted().joined(separator: "\n")
+    }
 }
