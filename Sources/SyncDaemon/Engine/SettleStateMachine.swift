@@ -42,22 +42,23 @@ struct SettleStateMachine {
     }
 
     /// The path was modified, created or had its attributes changed (a writer may still be at it).
+    /// (The timer first: the journal write is awaited, and the old timer must not fire
+    /// into that gap.)
     mutating func written(_ path: String, at now: Date) -> [Action] {
         let first = writing[path] ?? now
-        var actions: [Action] = []
+        var actions: [Action] = [.startQuietTimer(path, after: settle, since: first)]
         if now.timeIntervalSince(first) >= Self.longestSettle {
             writing[path] = now
             actions.append(.journal([path]))
         } else {
             writing[path] = first
         }
-        actions.append(.startQuietTimer(path, after: settle, since: first))
         return actions
     }
 
-    /// The path's quiet timer fired.
+    /// The path's quiet timer fired. (Its open-for-writing mark ends in any case.)
     mutating func quiet(_ path: String) -> [Action] {
-        guard writing.removeValue(forKey: path) != nil else { return [] }
+        guard writing.removeValue(forKey: path) != nil else { return [.stopQuietTimer(path)] }
         return [.stopQuietTimer(path), .journal([path])]
     }
 

@@ -15,10 +15,13 @@ extension TransferQueue {
             }
         }
         guard await replayOutbox() else {
-            // The server is away: try again in a little while (new pushes wait behind it).
-            do { try await Task.sleep(for: .seconds(2)) } catch { return false }
+            // The server is away: try again after a backoff (new pushes wait behind it).
+            replayRound += 1
+            let delay = backoff.delay(afterAttempt: replayRound, jitter: Double.random(in: 0..<1))
+            do { try await Task.sleep(for: .seconds(delay)) } catch { return false }
             return true
         }
+        replayRound = 0
         let ops: [JournalOp]
         do {
             ops = try index.claim(folder: folder, limit: batchLimit)
@@ -55,7 +58,16 @@ extension TransferQueue {
     /// False while one cannot be sent.
     func replayOutbox() async -> Bool {
         let pending: [OutboxCommit]
-        do { pending = try index.outbox(folder: folder) } catch {
+        do { pending = try index.outbox(folder: folder) } catch let error as IndexCorruption {
+            // A row no release can read blocks nothing: set aside (logged); its paths' ops
+            // push them afresh (a conflict of identical content is adopted).
+            logger.error("dropping an unreadable commit outbox row", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            do { try index.dropOutbox(folder: folder, ids: [error.value]) } catch {
+                logger.error("cannot drop it", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                return false
+            }
+            return await replayOutbox()
+        } catch {
             logger.error("cannot read the commit outbox", metadata: ["folder": "\(folder)", "error": "\(error)"])
             return false
         }
@@ -63,7 +75,17 @@ extension TransferQueue {
             switch await uploader.replay(commit) {
             case .later(let error):
                 offlineError = error
-                return false
+                // The server answered, and not as it should, time after time (a connection
+                // that fails is waited out for as long as it takes): give up on the commit.
+                guard error.kind == .transient, error.status != nil || error.code == "mismatch" else { return false }
+                let failures = (replayFailures[commit.id] ?? 0) + 1
+                replayFailures[commit.id] = failures
+                guard failures >= Self.replayFailureLimit else { return false }
+                logger.error(
+                    "giving up on resending a commit the server keeps refusing; its paths are pushed afresh",
+                    metadata: ["folder": "\(folder)", "commit": "\(commit.id)", "error": "\(error)"])
+                do { try index.dropOutbox(folder: folder, ids: [commit.id]) } catch { return false }
+                replayFailures[commit.id] = nil
             case .answered(let update, let conflicts):
                 do {
                     try index.recordResent(folder: folder, update)

@@ -25,6 +25,11 @@ public actor TransferQueue {
     /// Ops whose outcome could not be recorded nor their rows put back (index disk full):
     /// put back before the next batch.
     var unrecorded: Set<String> = []
+    /// Rounds in a row in which the outbox could not be sent, and, per commit, how many
+    /// times the server answered its resending with an error.
+    var replayRound = 0
+    var replayFailures: [String: Int] = [:]
+    static let replayFailureLimit = 10
     private var wake: AsyncStream<Void>.Continuation?
     private(set) var paused = false
     /// The last transient error, while the server is unreachable.

@@ -74,17 +74,18 @@ extension Uploader {
             return
         }
         CrashPoint.reached(.afterCommit, paths: slice.map(\.change.path))
-        result.update.settledCommits.append(commitId)
         // One result per change, in order (a path may appear twice in a commit: each
         // result belongs to its own change, never to the first of that path).
         guard response.results.count == slice.count,
             zip(slice, response.results).allSatisfy({ $0.change.path == $1.path })
         else {
-            let paths = Set(slice.compactMap { owners[$0.change.path] })
-            for path in paths { result.settle(path, .failed("the server's reply does not match the commit sent; pushed again later")) }
+            // It may have been applied: the commit stays in the outbox and is sent again.
             logger.error("commit reply does not match the request", metadata: ["folder": "\(folder)", "changes": "\(slice.count)"])
+            let error = RemoteError(kind: .transient, code: "mismatch", message: "the server's reply does not match the commit sent")
+            markTransientOrFailed(error, paths: Array(Set(slice.compactMap { owners[$0.change.path] })), into: &result)
             return
         }
+        result.update.settledCommits.append(commitId)
         for (prepared, outcome) in zip(slice, response.results) {
             guard let owner = owners[outcome.path] else { continue }
             apply(outcome, prepared: prepared, owner: owner, into: &result)

@@ -23,19 +23,23 @@ extension Uploader {
         do {
             response = try await remote.commit(folder: folder, changes: commit.changes, commitId: commit.id)
         } catch {
-            if error.kind == .transient { return .later(error) }
+            // Unreachable, or not allowed now (a credential being replaced): kept for later.
+            guard error.kind == .permanent else { return .later(error) }
             // Refused whole, so nothing of it was applied: the paths' own ops push them afresh.
             logger.warning(
                 "an unrecorded commit was refused when sent again; its paths are pushed afresh",
                 metadata: ["folder": "\(folder)", "commit": "\(commit.id)", "error": "\(error)"])
             return .answered(update, conflicts: [])
         }
-        guard response.results.count == commit.changes.count else {
-            logger.error("reply to an unrecorded commit does not match it", metadata: ["folder": "\(folder)", "commit": "\(commit.id)"])
-            return .answered(update, conflicts: [])
+        guard response.results.count == commit.changes.count,
+            zip(commit.changes, response.results).allSatisfy({ $0.path == $1.path })
+        else {
+            // It may have been applied: kept, and sent again (the queue gives up on a commit
+            // the server keeps answering wrongly, see `TransferQueue.replayOutbox`).
+            return .later(RemoteError(kind: .transient, code: "mismatch", message: "the server's reply does not match the commit sent"))
         }
         var conflicts: [WireEntry] = []
-        for (change, outcome) in zip(commit.changes, response.results) where change.moveFrom == nil && change.path == outcome.path {
+        for (change, outcome) in zip(commit.changes, response.results) where change.moveFrom == nil {
             switch outcome.status {
             case .ok:
                 update.bases.append(Self.base(change, rev: outcome.rev))
