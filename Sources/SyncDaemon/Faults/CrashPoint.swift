@@ -19,8 +19,7 @@ enum CrashPoint: String, Sendable {
     }()
 
     static func reached(_ point: CrashPoint, path: String) {
-        guard let armed, armed.point == point.rawValue, armed.path == path else { return }
-        kill(getpid(), SIGKILL)
+        reached(point, paths: [path])
     }
 
     static func reached(_ point: CrashPoint, paths: [String]) {

@@ -21,16 +21,21 @@ extension IndexStore {
     /// (read and written in one transaction); else throws `changedMeanwhile`.
     func record(folder: String, _ update: IndexUpdate, ifBase expected: BaseRecord?, at path: String) throws {
         let applied: Bool = try pool.write { db in
-            let now = try Row.fetchOne(
-                db, sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path]
-            ).map(Self.base)
-            guard now == expected else { return false }
+            guard try baseMatches(folder: folder, path: path, expected, in: db) else { return false }
             try apply(folder: folder, update, in: db)
             return true
         }
         guard applied else {
             throw MaterializeError(code: .changedMeanwhile, path: path, message: "its synced state changed while it was written")
         }
+    }
+
+    /// Whether the base record at `path` is `expected` (nil: none), inside a write.
+    private func baseMatches(folder: String, path: String, _ expected: BaseRecord?, in db: Database) throws -> Bool {
+        let now = try Row.fetchOne(
+            db, sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path]
+        ).map(Self.base)
+        return now == expected
     }
 
     /// Puts back a path's records as they were (nil: none).
@@ -46,10 +51,7 @@ extension IndexStore {
         update.landed = [path]
         try pool.write { db in
             if let recorded {
-                let now = try Row.fetchOne(
-                    db, sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path]
-                ).map(Self.base)
-                guard now == recorded else {
+                guard try baseMatches(folder: folder, path: path, recorded, in: db) else {
                     try dropIntents(folder: folder, paths: [path], in: db)
                     return
                 }

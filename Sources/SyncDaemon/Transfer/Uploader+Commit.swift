@@ -74,11 +74,7 @@ extension Uploader {
             return
         }
         CrashPoint.reached(.afterCommit, paths: slice.map(\.change.path))
-        // One result per change, in order (a path may appear twice in a commit: each
-        // result belongs to its own change, never to the first of that path).
-        guard response.results.count == slice.count,
-            zip(slice, response.results).allSatisfy({ $0.change.path == $1.path })
-        else {
+        guard Self.reply(response, matches: slice.map(\.change)) else {
             // It may have been applied: the commit stays in the outbox and is sent again.
             logger.error("commit reply does not match the request", metadata: ["folder": "\(folder)", "changes": "\(slice.count)"])
             let error = RemoteError(kind: .transient, code: "mismatch", message: "the server's reply does not match the commit sent")
@@ -104,9 +100,7 @@ extension Uploader {
             let current = outcome.current
             // The server already holds exactly this (e.g. our earlier commit landed
             // just before a crash): not a conflict, just adopt its revision.
-            if let current, current.deleted == change.deleted, current.kind == change.kind,
-                change.deleted || current.contentHash == change.contentHash
-            {
+            if let current, Self.server(holds: current, as: change) {
                 record(change, rev: current.rev, local: prepared.local, into: &result)
                 if result.outcome(of: owner) == nil { result.finish(owner, .unchanged) }
                 return

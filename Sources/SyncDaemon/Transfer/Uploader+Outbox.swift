@@ -31,9 +31,7 @@ extension Uploader {
                 metadata: ["folder": "\(folder)", "commit": "\(commit.id)", "error": "\(error)"])
             return .answered(update, conflicts: [])
         }
-        guard response.results.count == commit.changes.count,
-            zip(commit.changes, response.results).allSatisfy({ $0.path == $1.path })
-        else {
+        guard Self.reply(response, matches: commit.changes) else {
             // It may have been applied: kept, and sent again (the queue gives up on a commit
             // the server keeps answering wrongly, see `TransferQueue.replayOutbox`).
             return .later(RemoteError(kind: .transient, code: "mismatch", message: "the server's reply does not match the commit sent"))
@@ -45,9 +43,7 @@ extension Uploader {
                 update.bases.append(Self.base(change, rev: outcome.rev))
             case .conflict:
                 guard let current = outcome.current else { continue }
-                if current.deleted == change.deleted, current.kind == change.kind,
-                    change.deleted || current.contentHash == change.contentHash
-                {
+                if Self.server(holds: current, as: change) {
                     update.bases.append(Self.base(change, rev: current.rev))
                 } else {
                     conflicts.append(current)
@@ -55,6 +51,19 @@ extension Uploader {
             }
         }
         return .answered(update, conflicts: conflicts)
+    }
+
+    /// One result per change, in order (a path may appear twice in a commit: each result
+    /// belongs to its own change, never to the first of that path).
+    static func reply(_ response: CommitResponse, matches changes: [CommitChange]) -> Bool {
+        response.results.count == changes.count && zip(changes, response.results).allSatisfy { $0.path == $1.path }
+    }
+
+    /// A conflict whose current entry is exactly what was sent (e.g. our own earlier commit
+    /// of it landed): not a conflict, its revision is adopted.
+    static func server(holds current: WireEntry, as change: CommitChange) -> Bool {
+        current.deleted == change.deleted && current.kind == change.kind
+            && (change.deleted || current.contentHash == change.contentHash)
     }
 
     static func base(_ change: CommitChange, rev: Int64) -> BaseRecord {
