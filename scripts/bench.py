@@ -16,6 +16,9 @@ Scenarios (see docs/benchmarks.md for what each number means):
   small-files   10,000 x 4 KiB files in 100 directories: written while syncd runs
                 (first write -> all 10,000 in the server's feed), and present before
                 syncd starts (daemon start -> all 10,000 in the feed)
+  receive-small 10,000 x 4 KiB committed by device A; device B starts on an empty
+                folder -> all present and B idle; rsync -a of the same folder to
+                an rsync daemon on 127.0.0.1 in the same run, and the ratio
   big-file      one 1 GiB file written in the folder -> committed; then 1 MiB
                 rewritten in the middle (os.pwrite) -> new revision committed, and
                 the growth of the server's chunk store (a proxy for bytes sent)
@@ -691,6 +694,124 @@ def bench_small_files(ctx):
     ctx.add("small-files", "(written to disk meanwhile, by everyone)", "MiB", scan_disk)
 
 
+class RsyncPeer:
+    """rsync -a to an rsync daemon on 127.0.0.1 (the peer in the same run): a fresh
+    empty module for every push, so each run sends everything."""
+
+    def __init__(self, tmp):
+        self.root = tempfile.mkdtemp(prefix="syncd-bench-rsync-", dir=tmp)
+        self.port = free_port()
+        self.conf = os.path.join(self.root, "rsyncd.conf")
+        self.runs = 0
+        with open(self.conf, "w") as f:
+            f.write(f"pid file = {self.root}/rsyncd.pid\nuse chroot = no\nuid = {os.getuid()}\ngid = {os.getgid()}\n"
+                    f"[dst]\npath = {self.root}/dst\nread only = no\n")
+        os.mkdir(os.path.join(self.root, "dst"))
+        subprocess.run(["rsync", "--daemon", f"--config={self.conf}", f"--port={self.port}",
+                        "--address=127.0.0.1"], check=True)
+        deadline = now() + 10
+        while now() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.02)
+        raise BenchError("rsync daemon did not start listening")
+
+    def push(self, src, extra=()):
+        """Seconds for `rsync -a src/ rsync://…/dst/runN/` (a new, empty target)."""
+        self.runs += 1
+        t0 = now()
+        subprocess.run(["rsync", "-a", *extra, src.rstrip("/") + "/",
+                        f"rsync://127.0.0.1:{self.port}/dst/run{self.runs}/"], check=True)
+        return now() - t0
+
+    def close(self):
+        try:
+            with open(os.path.join(self.root, "rsyncd.pid")) as f:
+                os.kill(int(f.read().strip()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+
+
+def second_device(ctx, env, name):
+    """Another device (own folder, state, credential and syncd) on env's server."""
+    b = ctx.env(name)
+    b.url = env.url
+    sv = os.path.join(env.bin, "sync-server")
+    cred = env._run([sv, "device", "add", "--name", name, "--folder", FOLDER,
+                     "--config", env.server_conf]).strip().splitlines()[-1].strip()
+    fd = os.open(b.cred_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(cred + "\n")
+    return b
+
+
+def count_files(folder):
+    return sum(len([n for n in files if not n.startswith(".")]) for _, _, files in os.walk(folder))
+
+
+def bench_receive_small(ctx):
+    """Device A has 10k x 4 KiB committed; device B starts on an empty folder:
+    B's start -> all 10k files present (fsynced, recorded) and B idle. rsync pushes
+    the same folder to an empty module in the same run (plain, and with --fsync)."""
+    payloads = small_payloads()
+    ours, ours_cpu, peer, peer_fsync = [], [], [], []
+    rsync = RsyncPeer(ctx.args.tmp)
+    try:
+        for run in range(ctx.args.runs):
+            env, b = ctx.env("recv-a"), None
+            try:
+                env.start_server()
+                write_small_files(env.folder, payloads)
+                env.start_daemon()
+                feed = Feed(env)
+                feed.wait(all_small, ctx.args.timeout, "10,000 files on the server")
+                env.wait_idle(60)
+                b = second_device(ctx, env, "recv-b")
+                wait_quiet(ctx, f"receive-small run {run + 1}")
+                b.server = env.server  # (for Meter only: B has no server of its own)
+                mon = Meter(b)
+                t0 = b.start_daemon()
+                deadline = t0 + ctx.args.timeout
+                while True:
+                    f = b.folder_status()
+                    if f and f.get("state") == "idle" and f.get("pending_uploads") == 0 \
+                            and f.get("pending_downloads", 0) == 0 and count_files(b.folder) >= SMALL_COUNT:
+                        break
+                    if now() > deadline:
+                        raise BenchError(f"device B has {count_files(b.folder)} files after {ctx.args.timeout} s")
+                    time.sleep(0.02)
+                t1 = now()
+                check_foreign(ctx, mon, f"receive-small run {run + 1}")
+                b.server = None
+                ours.append(t1 - t0)
+                ours_cpu.append(mon.cpu)
+                wait_quiet(ctx, f"receive-small rsync run {run + 1}")
+                peer.append(rsync.push(env.folder))
+                peer_fsync.append(rsync.push(env.folder, ["--fsync"]))
+                log(f"receive-small run {run + 1}: device B had all 10k files and was idle {t1 - t0:.2f} s after its start; "
+                    f"rsync {peer[-1]:.2f} s, rsync --fsync {peer_fsync[-1]:.2f} s")
+            except Exception:
+                ctx.failures.append(("receive-small", traceback.format_exc(), tail(b.daemon_log) if b else ""))
+                return
+            finally:
+                if b:
+                    b.server = None
+                    ctx.done(b)
+                ctx.done(env)
+    finally:
+        rsync.close()
+        ctx.trash.append(rsync.root)
+    ctx.add("receive-small", "10k x 4 KiB on the server: second device's syncd start -> all present, idle", "s",
+            ours, "<= 1.2x rsync", "rsync 3.4 s, Syncthing 12.1 s (issue 9)")
+    ctx.add("receive-small", "(CPU seconds meanwhile, user+sys: syncd / sync-server)", "", ours_cpu)
+    ctx.add("receive-small", "rsync -a of the same folder to an empty rsync daemon module, same run", "s", peer)
+    ctx.add("receive-small", "rsync -a --fsync, same run", "s", peer_fsync)
+    ratio = [a / p for a, p in zip(ours, peer)]
+    ctx.add("receive-small", "ratio ours / rsync (same run)", "", ratio, "<= 1.2")
+
+
 def make_big_source(path):
     """1 GiB of non-repeating pseudo-random bytes (so nothing deduplicates)."""
     rnd = random.Random(2)
@@ -1147,6 +1268,7 @@ def bench_dir_move(ctx):
 SCENARIOS = {
     "baseline": bench_baseline,
     "small-files": bench_small_files,
+    "receive-small": bench_receive_small,
     "big-file": bench_big_file,
     "latency": bench_latency,
     "latency-open": lambda ctx: bench_latency(ctx, samples=15, keep_open=True),

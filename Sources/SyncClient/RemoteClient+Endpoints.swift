@@ -37,6 +37,32 @@ extension RemoteClient {
         try await send(.GET, Self.folderPath(folder) + "/chunks/" + hash, timeout: .seconds(300)).body
     }
 
+    /// Many chunks in one request: those of `hashes` the server sent (it leaves out what it
+    /// lacks, and stops at a size limit: ask again for the rest). Every record is checked
+    /// against its hash; one that does not match, or that was not asked for, fails the call.
+    public func fetchChunks(folder: String, hashes: [String]) async throws(RemoteError) -> [String: [UInt8]] {
+        guard !hashes.isEmpty else { return [:] }
+        let body = try encode(FetchChunksRequest(hashes: hashes))
+        let response = try await send(.POST, Self.folderPath(folder) + "/chunks/fetch", body: body, timeout: .seconds(300))
+        let records: [(hash: String, bytes: ArraySlice<UInt8>)]
+        do {
+            records = try ChunkBatch.decode(response.body)
+        } catch {
+            throw RemoteError(kind: .transient, code: "bad_response", message: "malformed chunk batch from the server: \(error)")
+        }
+        let wanted = Set(hashes)
+        var found: [String: [UInt8]] = [:]
+        for record in records {
+            guard wanted.contains(record.hash), Hashing.sha256Hex(record.bytes) == record.hash else {
+                throw RemoteError(
+                    kind: .transient, code: "hash_mismatch",
+                    message: "the server sent chunk \(record.hash.prefix(12)) with other bytes or unasked; nothing of the batch used")
+            }
+            found[record.hash] = Array(record.bytes)
+        }
+        return found
+    }
+
     /// `commitId`: the same id on every retry of the same changes makes a lost
     /// reply harmless (the server answers the retry with the reply it remembered).
     public func commit(folder: String, changes: [CommitChange], commitId: String? = nil) async throws(RemoteError)

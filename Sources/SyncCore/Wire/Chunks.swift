@@ -9,6 +9,19 @@ public struct MissingChunksResponse: Codable, Sendable {
     public init(missing: [String]) { self.missing = missing }
 }
 
+/// `POST /v1/folders/{folder}/chunks/fetch`: many chunks in one response (a chunk batch,
+/// in request order, the ones the server does not have left out, cut off at a byte limit).
+public struct FetchChunksRequest: Codable, Sendable {
+    public var hashes: [String]
+    public init(hashes: [String]) { self.hashes = hashes }
+
+    /// At most this many hashes per request.
+    public static let maxHashes = 10_000
+    /// The server stops adding records once the response holds this many bytes (it always
+    /// sends at least one record): the client asks again for what was left out.
+    public static let maxResponseBytes = 16 << 20
+}
+
 /// Body of `POST /v1/folders/{folder}/chunks/batch`: many small chunks in one request.
 /// Each record is 32 raw hash bytes, an 8-byte big-endian length, then the bytes.
 public enum ChunkBatch {

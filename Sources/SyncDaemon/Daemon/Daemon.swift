@@ -64,9 +64,10 @@ public enum Daemon {
         }
         let trash = Trash(root: config.daemon.stateDir + "/trash/" + folder.id)
         let materializer = Materializer(root: folder.path, trashRoot: trash.root, pin: pin)
-        let applier = RemoteApplier(
+        var applier = RemoteApplier(
             folder: folder.id, index: index, remote: remote, materializer: materializer, progress: progress,
             logger: folderLogger)
+        applier.fetchConcurrency = config.transfer.maxConcurrent
         return FolderEngine(
             config: folder, index: index, queue: queue, progress: progress, remote: remote, applier: applier,
             excluded: excluded, trash: trash, trashRetention: config.daemon.trashRetention, openWrites: openWrites,

@@ -62,11 +62,19 @@ extension FolderEngine {
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // The writer is done (or the file was renamed into place): act at once.
             await perform(settleMachine.done(path))
+            // Unless it is a download of ours landing (recorded already).
+            if f.contains(.movedTo), from == nil, applier.echoes.consume(path, current: currentStat(path)) { return }
             await journal([path] + source, moves: moves)
         } else {
             if !f.isDisjoint(with: [.modified, .created, .attributes]) { await perform(settleMachine.written(path, at: now)) }
             if !source.isEmpty { await journal(source) }
         }
+    }
+
+    /// What is at `path` now (nil: nothing, or nothing we can look at beneath the root).
+    private func currentStat(_ path: String) -> FileStat? {
+        if case .found(let stat) = applier.materializer.folder.lstat(path) { return stat }
+        return nil
     }
 
     /// Carries out what the settle machine decided.

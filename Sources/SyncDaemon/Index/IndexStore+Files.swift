@@ -68,9 +68,9 @@ struct IndexUpdate: Sendable {
     var locals: [LocalRecord] = []
     var removedLocals: [String] = []
     var bases: [BaseRecord] = []
-    /// A download about to be renamed into place (written with the rest), and downloads
+    /// Downloads about to be renamed into place (written with the rest), and downloads
     /// that landed (their intents dropped).
-    var intent: DownloadIntent?
+    var intents: [DownloadIntent] = []
     var landed: [String] = []
     /// Commits whose outcome this update records (or that the server refused whole):
     /// their outbox rows go with it.
@@ -86,7 +86,7 @@ struct IndexUpdate: Sendable {
 extension IndexStore {
     func apply(folder: String, _ update: IndexUpdate, in db: Database) throws {
         for move in update.moves { try rename(folder: folder, from: move.from, to: move.to, in: db) }
-        if let intent = update.intent { try putIntent(folder: folder, intent, in: db) }
+        for intent in update.intents { try putIntent(folder: folder, intent, in: db) }
         if !update.landed.isEmpty { try dropIntents(folder: folder, paths: update.landed, in: db) }
         if !update.settledCommits.isEmpty { try dropOutbox(folder: folder, ids: update.settledCommits, in: db) }
         let putLocal = try db.cachedStatement(sql: """

@@ -2,6 +2,13 @@ import Foundation
 import GRDB
 import SyncCore
 
+/// An update of one path, to be applied only over the base it was planned against.
+struct GuardedUpdate: Sendable {
+    var path: String
+    var update: IndexUpdate
+    var ifBase: BaseRecord?
+}
+
 extension IndexStore {
     public func setRemoteCursor(folder: String, _ cursor: Int64) throws {
         try setFolderState(folder: folder, column: "remote_cursor", cursor)
@@ -27,6 +34,19 @@ extension IndexStore {
         }
         guard applied else {
             throw MaterializeError(code: .changedMeanwhile, path: path, message: "its synced state changed while it was written")
+        }
+    }
+
+    /// Applies each update whose path's base record is still its `ifBase`, all in one
+    /// transaction (one fsync for the lot); returns the paths whose update was applied.
+    func record(folder: String, guarded updates: [GuardedUpdate]) throws -> Set<String> {
+        try pool.write { db in
+            var applied = Set<String>()
+            for item in updates where try baseMatches(folder: folder, path: item.path, item.ifBase, in: db) {
+                try apply(folder: folder, item.update, in: db)
+                applied.insert(item.path)
+            }
+            return applied
         }
     }
 
@@ -94,6 +114,15 @@ extension IndexStore {
             try Bool.fetchOne(
                 db,
                 sql: "SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from IS NOT NULL AND state = 'running')",
+                arguments: [folder]) ?? false
+        }
+    }
+
+    /// A move of this device is queued or being committed.
+    func hasPendingMove(folder: String) throws -> Bool {
+        try pool.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from IS NOT NULL)",
                 arguments: [folder]) ?? false
         }
     }

@@ -13,6 +13,10 @@ struct RemoteApplier: Sendable {
     let materializer: Materializer
     let progress: TransferProgress
     let logger: Logger
+    /// Chunk requests in flight at once (`max_concurrent`).
+    var fetchConcurrency = 4
+    /// Downloads being renamed into place whose events the engine drops.
+    let echoes = DownloadEchoes()
 
     struct Outcome: Sendable {
         /// Local paths to push (conflict copies, local edits that beat remote deletes).
@@ -71,7 +75,26 @@ struct RemoteApplier: Sendable {
             knownBases[path].flatMap { $0.deleted ? nil : $0.contentHash }
         }
         var renamedAway = Set<String>()
+        // Small new files gathered into batches, in page order: a batch is applied before
+        // the next entry that cannot join it.
+        var batch: [WireEntry] = []
+        var batchBytes: Int64 = 0
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
+            if Self.batchable(entry, moves: moves) {
+                batch.append(entry)
+                batchBytes += entry.size
+                if batch.count >= Self.batchMaxFiles || batchBytes >= Self.batchMaxBytes {
+                    await applyBatch(batch, device: device, stamp: stamp, into: &outcome)
+                    batch.removeAll()
+                    batchBytes = 0
+                }
+                continue
+            }
+            if !batch.isEmpty {
+                await applyBatch(batch, device: device, stamp: stamp, into: &outcome)
+                batch.removeAll()
+                batchBytes = 0
+            }
             if entry.deleted && renamedAway.contains(entry.path) {
                 outcome.applied.append((entry.path, entry.rev))
                 continue
@@ -90,18 +113,24 @@ struct RemoteApplier: Sendable {
                     logger.debug("rename for a remote move failed; copying instead", metadata: ["path": "\(entry.path)", "error": "\(error)"])
                 }
             }
-            switch await applyRetrying(entry, device: device, stamp: stamp, into: &outcome) {
-            case .applied:
-                outcome.applied.append((entry.path, entry.rev))
-            case .failed(let message):
-                outcome.errors.append((entry.path, message))
-                outcome.failed.append((entry, message))
-                logger.warning("cannot apply remote change", metadata: ["path": "\(entry.path)", "error": "\(message)"])
-            case .later:
-                break
-            }
+            await applyOne(entry, device: device, stamp: stamp, into: &outcome)
         }
+        if !batch.isEmpty { await applyBatch(batch, device: device, stamp: stamp, into: &outcome) }
         return outcome
+    }
+
+    /// Applies one entry the one-by-one way and notes how it went.
+    func applyOne(_ entry: WireEntry, device: String, stamp: String, into outcome: inout Outcome) async {
+        switch await applyRetrying(entry, device: device, stamp: stamp, into: &outcome) {
+        case .applied:
+            outcome.applied.append((entry.path, entry.rev))
+        case .failed(let message):
+            outcome.errors.append((entry.path, message))
+            outcome.failed.append((entry, message))
+            logger.warning("cannot apply remote change", metadata: ["path": "\(entry.path)", "error": "\(message)"])
+        case .later:
+            break
+        }
     }
 
     /// Parents before children when creating, children before parents when deleting;
@@ -295,8 +324,8 @@ struct RemoteApplier: Sendable {
                 progress: { bytes in await progress.advance(path: path, by: bytes) },
                 beforeRename: { staged in
                     var update = early.adding(local: Self.local(entry, stat: staged))
-                    update.intent = DownloadIntent(
-                        path: path, stagedInode: staged.inode, previousLocal: before.local[path], previousBase: before.base[path])
+                    update.intents = [DownloadIntent(
+                        path: path, stagedInode: staged.inode, previousLocal: before.local[path], previousBase: before.base[path])]
                     try index.record(folder: folder, update, ifBase: plannedBase, at: path)
                     recorded = true
                     CrashPoint.reached(.beforeRename, path: path)

@@ -39,6 +39,11 @@ extension TransferQueue {
             : await uploader.push(ops, mayDelete: { count in await self.mayDelete(count) })
         record(result, ops: ops)
         running.subtract(ops.map(\.path))
+        if !result.conflicts.isEmpty, let conflictHandler {
+            // Planned against the server's current version (conflict copy or adoption) before
+            // the next batch, through the folder's one remote applier.
+            await conflictHandler(result.conflicts)
+        }
         do {
             if try index.pendingCount(folder: folder) == 0 { try index.setLastSynced(folder: folder, at: Date()) }
         } catch {
@@ -128,11 +133,6 @@ extension TransferQueue {
                 try index.hold(folder: folder, paths: held)
                 for path in held { promoteNextRun(path) }
                 logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(held.count)"])
-            }
-            if !result.conflicts.isEmpty, let conflictHandler {
-                // Plan against the server's current version (conflict copy or adoption).
-                let entries = result.conflicts
-                Task { await conflictHandler(entries) }
             }
             for (path, fate) in result.fates {
                 guard case .failed(let message) = fate else { continue }

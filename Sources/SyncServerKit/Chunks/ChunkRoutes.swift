@@ -10,6 +10,7 @@ struct ChunkRoutes {
     func register(on group: RouterGroup<ServerRequestContext>) {
         group.post("chunks/missing") { request, context in try await missing(request, context: context) }
         group.post("chunks/batch") { request, context in try await batch(request, context: context) }
+        group.post("chunks/fetch") { request, context in try await fetch(request, context: context) }
         group.put("chunks/{hash}") { request, context in try await put(request, context: context) }
         group.get("chunks/{hash}") { request, context in try await get(request, context: context) }
     }
@@ -57,6 +58,23 @@ struct ChunkRoutes {
         }
         let stored = try await chunks.store(records: records)
         return try JSONResponse.make(BatchStored(stored: stored, received: records.count))
+    }
+
+    /// Many chunks in one response (a chunk batch): the receiving side of many small files.
+    func fetch(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.grantedFolder()
+        let query = try await request.decodeJSON(FetchChunksRequest.self)
+        guard query.hashes.count <= FetchChunksRequest.maxHashes else {
+            throw APIError.badRequest("at most \(FetchChunksRequest.maxHashes) hashes per request, got \(query.hashes.count)")
+        }
+        if let bad = query.hashes.first(where: { !Hashing.isValidHex($0) }) {
+            throw APIError.badRequest("not a chunk hash (64 lowercase hex characters): \(bad.debugDescription)")
+        }
+        let body = try await chunks.batch(of: query.hashes, limit: FetchChunksRequest.maxResponseBytes)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/octet-stream", .contentLength: String(body.readableBytes)],
+            body: .init(byteBuffer: body))
     }
 
     func get(_ request: Request, context: ServerRequestContext) async throws -> Response {

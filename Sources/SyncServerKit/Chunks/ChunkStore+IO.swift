@@ -108,6 +108,52 @@ extension ChunkStore {
     }
 }
 
+extension ChunkStore {
+    /// The stored chunks among `hashes` as one chunk batch body, in request order without
+    /// duplicates, absent ones left out, stopping before a record would take the body past
+    /// `limit` (the first record is always sent). Each chunk is checked against its hash
+    /// as it is read: one whose bytes do not match is left out (and logged by the caller
+    /// as missing), never served.
+    func batch(of hashes: [String], limit: Int) async throws -> ByteBuffer {
+        try await offload {
+            var out = ByteBufferAllocator().buffer(capacity: 0)
+            var seen = Set<String>()
+            for hash in hashes where seen.insert(hash).inserted {
+                guard let bytes = try self.readBlocking(hash) else { continue }
+                if out.readableBytes > 0 && out.readableBytes + ChunkBatch.headerSize + bytes.count > limit { break }
+                guard Hashing.sha256Hex(bytes) == hash, let raw = Hashing.rawBytes(hex: hash) else { continue }
+                out.writeBytes(raw)
+                out.writeInteger(UInt64(bytes.count), endianness: .big)
+                out.writeBytes(bytes)
+            }
+            return out
+        }
+    }
+
+    /// A whole chunk's bytes; nil if not stored.
+    func readBlocking(_ hash: String) throws -> [UInt8]? {
+        let path = path(for: hash)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw StoreIOError(operation: "open", path: path, code: errno).apiError
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StoreIOError(operation: "fstat", path: path, code: errno).apiError }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw StoreIOError(operation: "read", path: path, code: errno).apiError }
+            if n == 0 { break }
+            done += n
+        }
+        return done == bytes.count ? bytes : Array(bytes[0..<done])
+    }
+}
+
 struct ChunkRead: Sendable {
     var bytes: ByteBuffer
     /// The byte range served, nil for the whole chunk.

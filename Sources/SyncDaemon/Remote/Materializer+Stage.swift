@@ -1,0 +1,79 @@
+import CLinux
+import Foundation
+import Glibc
+import SyncCore
+
+/// A downloaded file written to a staging file next to its target: complete, with its
+/// mode and mtime, but not yet durable nor in place (see `Materializer.stage`).
+struct StagedFile: Sendable {
+    let entry: WireEntry
+    let target: Located
+    let staging: Located
+    let stat: FileStat
+}
+
+extension Materializer {
+    /// Writes `entry` from `chunks` (already checked against their hashes) into a staging
+    /// file beside its target, with the entry's size, mode and mtime, without fsync: a
+    /// batch of them is made durable with one `syncFileSystem()` before any is recorded
+    /// or renamed into place.
+    func stage(_ entry: WireEntry, chunks: [String: [UInt8]]) throws(MaterializeError) -> StagedFile {
+        let path = entry.path
+        let target = try locate(path, create: true)
+        let staging = target.sibling(Self.stagingName())
+        let fd: Int32
+        do {
+            fd = try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+        } catch {
+            throw MaterializeError(error)
+        }
+        var keep = false
+        defer {
+            close(fd)
+            if !keep { unlinkat(staging.directory.fd, staging.name, 0) }
+        }
+        for hash in entry.chunks {
+            guard let bytes = chunks[hash] else {
+                throw MaterializeError(code: .io, path: path, message: "chunk \(hash.prefix(12)) was not fetched")
+            }
+            try writeOrSkip(fd, bytes, path: path)
+        }
+        guard ftruncate(fd, off_t(entry.size)) == 0 else { throw MaterializeError.io("set size", path) }
+        guard fchmod(fd, Self.safeMode(entry.mode, fallback: 0o644)) == 0 else { throw MaterializeError.io("chmod", path) }
+        var times = Self.times(mtimeNs: entry.mtimeNs)
+        guard futimens(fd, &times) == 0 else { throw MaterializeError.io("set mtime", path) }
+        guard let staged = FileStat.fstat(fd), staged.size == entry.size else {
+            throw MaterializeError(code: .hashMismatch, path: path, message: "assembled size differs from the entry's")
+        }
+        keep = true
+        return StagedFile(entry: entry, target: target, staging: staging, stat: staged)
+    }
+
+    /// One `syncfs(2)` on the folder's file system: everything staged so far is on disk.
+    func syncFileSystem() throws(MaterializeError) {
+        let root: DirectoryHandle
+        do { root = try folder.openRoot() } catch { throw MaterializeError(error) }
+        guard clinux_syncfs(root.fd) == 0 else { throw MaterializeError.io("syncfs", "") }
+    }
+
+    /// Renames a staged file into the empty place it was planned for; returns what is at
+    /// the path now (the staged stat if the user wrote to it in between: its mismatch makes
+    /// the next look rehash). Throws `changedMeanwhile` if something is there now.
+    func place(_ staged: StagedFile) throws(MaterializeError) -> FileStat {
+        let path = staged.entry.path
+        try checkUnchanged(staged.target, expected: nil)
+        guard staged.staging.renameNoReplace(to: staged.target) == 0 else {
+            if errno == ENOENT { throw MaterializeError(code: .changedMeanwhile, path: path, message: "its directory went away") }
+            if errno == EEXIST { throw MaterializeError(code: .changedMeanwhile, path: path, message: "created meanwhile") }
+            throw MaterializeError.io("rename into place", path)
+        }
+        guard case .found(let final) = staged.target.lstat() else { throw MaterializeError.io("stat", path) }
+        let same = final.inode == staged.stat.inode && final.size == staged.stat.size && final.mtimeNs == staged.stat.mtimeNs
+        return same ? final : staged.stat
+    }
+
+    /// Removes a staged file that will not be placed.
+    func discard(_ staged: StagedFile) {
+        unlinkat(staged.staging.directory.fd, staged.staging.name, 0)
+    }
+}

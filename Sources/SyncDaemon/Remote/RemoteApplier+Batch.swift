@@ -1,0 +1,172 @@
+import Foundation
+import SyncClient
+import SyncCore
+
+/// Small new files of a feed page arrive together: their chunks come in a few batched
+/// requests, they are staged, made durable with one `syncfs`, recorded in one
+/// transaction, renamed into place and recorded as landed in one more. One file at a
+/// time paid a request, an fsync and three index commits each (decision 0010).
+extension RemoteApplier {
+    /// A file of at most this size may be downloaded in a batch.
+    static let batchFileLimit: Int64 = 1 << 20
+    /// A batch holds at most this many files (each keeps its directory open until placed)…
+    static let batchMaxFiles = 256
+    /// …and at most this many bytes (they are held in memory until staged).
+    static let batchMaxBytes: Int64 = 32 << 20
+
+    /// Whether `entry` may join a batch: a live regular file of at most `batchFileLimit`
+    /// that no move brings (a move is a rename, not a download).
+    static func batchable(_ entry: WireEntry, moves: [String: String]) -> Bool {
+        !entry.deleted && entry.kind == .file && entry.size <= batchFileLimit && moves[entry.path] == nil
+    }
+
+    /// Applies a group of batchable entries. Those that plan as a download into an empty
+    /// place go the batch way; every other one, and any the batch could not finish (its
+    /// place taken meanwhile, a chunk the server lacks, a write that failed), goes the
+    /// one-by-one way, which plans it again and reports what goes wrong.
+    func applyBatch(_ group: [WireEntry], device: String, stamp: String, into outcome: inout Outcome) async {
+        var single: [WireEntry] = []
+        let fresh = planFresh(group, others: &single)
+        if !fresh.isEmpty { await download(fresh, others: &single, into: &outcome) }
+        for entry in single { await applyOne(entry, device: device, stamp: stamp, into: &outcome) }
+    }
+
+    /// The entries of `group` that plan as a download into an empty place, with the base
+    /// each was planned against; the rest are appended to `others`.
+    private func planFresh(_ group: [WireEntry], others: inout [WireEntry]) -> [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)] {
+        let records: (local: [String: LocalRecord], base: [String: BaseRecord])
+        do {
+            records = try index.records(folder: folder, paths: group.map(\.path))
+        } catch {
+            others.append(contentsOf: group)
+            return []
+        }
+        var fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)] = []
+        for entry in group {
+            let base = records.base[entry.path], local = records.local[entry.path]
+            do {
+                let (view, stat) = try materializer.inspect(entry.path, record: local)
+                if stat == nil, Planner.plan(local: view, base: base, remote: entry) == .download {
+                    fresh.append((entry, base, local))
+                    continue
+                }
+            } catch {
+                // Looked at again one by one, which reports it.
+            }
+            others.append(entry)
+        }
+        return fresh
+    }
+
+    private func download(
+        _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], others: inout [WireEntry],
+        into outcome: inout Outcome
+    ) async {
+        let fetched = await ChunkFetcher(remote: remote, folder: folder, maxConcurrent: fetchConcurrency)
+            .fetch(fresh.flatMap(\.entry.chunks))
+        for item in fresh { await progress.begin(path: item.entry.path, direction: "download", total: item.entry.size) }
+        await stageAndPlace(fresh, fetched: fetched, others: &others, into: &outcome)
+        await progress.end(paths: fresh.map(\.entry.path))
+    }
+
+    private func stageAndPlace(
+        _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], fetched: ChunkFetcher.Fetched,
+        others: inout [WireEntry], into outcome: inout Outcome
+    ) async {
+        var staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)] = []
+        for item in fresh {
+            guard item.entry.chunks.allSatisfy({ fetched.chunks[$0] != nil }) else {
+                // The server is away: the whole page is applied again later. Else it lacks a
+                // chunk (or is too old to batch): one by one fetches and says which.
+                if let error = fetched.error, error.kind == .transient {
+                    outcome.retryLater = error
+                } else {
+                    others.append(item.entry)
+                }
+                continue
+            }
+            do {
+                staged.append((try materializer.stage(item.entry, chunks: fetched.chunks), item.base, item.local))
+                await progress.advance(path: item.entry.path, by: item.entry.size)
+            } catch {
+                others.append(item.entry)
+            }
+        }
+        guard !staged.isEmpty else { return }
+        let placed = place(staged, others: &others, into: &outcome)
+        guard !placed.isEmpty else { return }
+        var late = IndexUpdate()
+        for (entry, stat) in placed { late.locals.append(Self.local(entry, stat: stat)) }
+        late.landed = placed.map(\.entry.path)
+        do {
+            try index.record(folder: folder, late)
+            for (entry, _) in placed { outcome.applied.append((entry.path, entry.rev)) }
+            logger.debug("downloaded a batch of small files", metadata: ["files": "\(placed.count)"])
+        } catch {
+            // In place and recorded, only not marked as landed: the next start finds them landed.
+            for (entry, _) in placed {
+                let message = Self.describe(error)
+                outcome.errors.append((entry.path, message))
+                outcome.failed.append((entry, message))
+            }
+        }
+    }
+
+    /// Makes the staged files durable, records them (each only over the base it was planned
+    /// against) and renames them into place. Returns the files placed and their stat.
+    private func place(
+        _ staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)], others: inout [WireEntry],
+        into outcome: inout Outcome
+    ) -> [(entry: WireEntry, stat: FileStat)] {
+        var updates: [GuardedUpdate] = []
+        for (file, base, local) in staged {
+            var update = IndexUpdate()
+            update.bases.append(Self.base(file.entry))
+            update.locals.append(Self.local(file.entry, stat: file.stat))
+            update.intents = [
+                DownloadIntent(path: file.entry.path, stagedInode: file.stat.inode, previousLocal: local, previousBase: base)
+            ]
+            updates.append(GuardedUpdate(path: file.entry.path, update: update, ifBase: base))
+        }
+        let recorded: Set<String>
+        do {
+            try materializer.syncFileSystem()
+            recorded = try index.record(folder: folder, guarded: updates)
+        } catch {
+            for (file, _, _) in staged { materializer.discard(file) }
+            others.append(contentsOf: staged.map(\.file.entry))
+            return []
+        }
+        CrashPoint.reached(.beforeRename, paths: Array(recorded))
+        // While a move of this device is queued, the events of what lands are journaled as
+        // usual: the move re-keys the records below its source when it commits, and a file
+        // this batch re-created there must then be looked at again (else the index forgets it).
+        let dropEchoes: Bool
+        do { dropEchoes = try !index.hasPendingMove(folder: folder) } catch { dropEchoes = false }
+        var placed: [(entry: WireEntry, stat: FileStat)] = []
+        for (file, base, local) in staged {
+            guard recorded.contains(file.entry.path) else {
+                // A push recorded a newer revision of the path meanwhile: plan it again.
+                materializer.discard(file)
+                others.append(file.entry)
+                continue
+            }
+            do {
+                if dropEchoes { echoes.expect(file.entry.path, stat: file.stat) }
+                placed.append((file.entry, try materializer.place(file)))
+            } catch {
+                echoes.forget(file.entry.path)
+                materializer.discard(file)
+                do {
+                    try index.restore(folder: folder, path: file.entry.path, local: local, base: base, onlyOver: Self.base(file.entry))
+                    others.append(file.entry)
+                } catch {
+                    let message = Self.describe(error)
+                    outcome.errors.append((file.entry.path, message))
+                    outcome.failed.append((file.entry, message))
+                }
+            }
+        }
+        return placed
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import SyncCore
+import Testing
+
+/// Many small new files reach another device in batches (chunks fetched together, one
+/// syncfs, one index transaction per batch), and a kill -9 in the middle of a batch
+/// loses nothing and pushes nothing back.
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct BatchDownloadTests {
+    @Test func manySmallFilesArriveInBatchesAndAreNotPushedBack() async throws {
+        let two = try await TwoDevices.start("batch-download")
+        defer { two.stop() }
+        two.b.stop()
+        var expected: [String: String] = ["notes": Hashing.contentHash(chunks: [])]
+        try FileManager.default.createDirectory(atPath: two.a.path("notes"), withIntermediateDirectories: true)
+        for i in 0..<600 {
+            let text = "note \(i) " + String(repeating: "x", count: i)
+            try writeFile(two.a.path("notes/n\(i).txt"), text)
+            expected["notes/n\(i).txt"] = contentHash(text)
+        }
+        try await two.a.waitUntilIdle()
+        let client = two.server.client(credential: two.credentialA)
+        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        try await two.b.start()
+        try await two.waitForBoth(expected, timeout: .seconds(120))
+        try await two.b.waitUntilIdle()
+        // Fetched in batches: 600 files in a few batches of at most 256, not one by one.
+        let batches = two.b.log.split(separator: "\n").filter { $0.contains("downloaded a batch of small files") }
+        let files = batches.compactMap { $0.firstMatch(of: /files=(\d+)/).flatMap { Int($0.1) } }
+        #expect(files.reduce(0, +) == 600, "batches: \(files)")
+        #expect(batches.count >= 3 && batches.count <= 6, "\(batches.count) batches")
+        // Their own inotify events were not taken for local changes: nothing pushed back.
+        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions")
+        #expect(try await two.b.status()?.conflicts == 0)
+    }
+
+    @Test func aBatchCutBeforeItsRenamesArrivesAfterTheRestartNotPushedBack() async throws {
+        let two = try await TwoDevices.start("batch-cut")
+        defer { two.stop() }
+        two.b.stop()
+        var expected: [String: String] = [:]
+        for i in 0..<40 {
+            try writeFile(two.a.path("f\(i).txt"), "file \(i)")
+            expected["f\(i).txt"] = contentHash("file \(i)")
+        }
+        try await two.a.waitUntilIdle()
+        let client = two.server.client(credential: two.credentialA)
+        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        // Beta dies after recording the batch, before renaming any of it into place.
+        try await two.b.start(environment: ["SYNCD_CRASH_POINT": "before-rename:f7.txt"])
+        #expect(try await two.b.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
+        #expect(!FileManager.default.fileExists(atPath: two.b.path("f7.txt")))
+        try await two.b.start()
+        try await two.waitForBoth(expected, timeout: .seconds(60))
+        try await two.b.waitUntilIdle()
+        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions after its restart")
+        #expect(try await two.b.status()?.conflicts == 0)
+        // No staging file is left behind.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+}
