@@ -108,12 +108,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore"], swiftSettings: strict),
-        .testTarget(name: "SyncConfigTests", dependencies: ["SyncConfig"], swiftSettings: strict),
+        // Helpers shared by the test targets (seeded PRNG, temp dirs, deadline waits): written once.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SyncConfigTests", dependencies: ["SyncConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
-                "SyncServerKit", "SyncCore",
+                "SyncServerKit", "SyncCore", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -123,13 +125,13 @@ let package = Package(
         .testTarget(
             name: "SyncDaemonTests",
             dependencies: [
-                "SyncDaemon", "SyncCore", "Inotify", .product(name: "GRDB", package: "GRDB.swift"),
+                "SyncDaemon", "SyncCore", "Inotify", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig",
+                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -3,6 +3,7 @@ import Logging
 import SyncClient
 import SyncConfig
 import Testing
+import TestSupport
 
 @testable import SyncDaemon
 
@@ -11,7 +12,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct CoalescingTests {
     @Test func hundredRequestsOneTransfer() async throws {
-        let tmp = try TempDir("coalesce")
+        let tmp = try TemporaryDirectory("coalesce")
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
         let credential = try server.provision(folder: "docs", device: "laptop")

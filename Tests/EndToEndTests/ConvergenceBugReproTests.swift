@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 /// Reduced reproductions of the sync bugs the randomized convergence test
 /// (ConvergenceTests.swift) found. Each asserts the correct behaviour; all

@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 /// SIGKILL the daemon with work pending: after a restart everything arrives,
 /// and exactly once (one revision per file version).

@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 /// A full disk on the receiving side or on the server: a clear error in status, no
 /// partial file in the folder, nothing lost, and recovery by itself once space returns.

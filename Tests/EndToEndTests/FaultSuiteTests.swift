@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SyncCore
 import Testing
+import TestSupport
 
 /// Seeded faults between real processes: a proxy that resets, stalls and delays
 /// connections under two devices' bulk two-way traffic, and the server killed with

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `git checkout` rewrites, deletes and creates thousands of files in a burst:
 /// the server must end with exactly the checked-out tree, one revision per

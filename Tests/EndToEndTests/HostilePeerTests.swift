@@ -3,6 +3,7 @@ import GRDB
 import SyncClient
 import SyncCore
 import Testing
+import TestSupport
 
 /// An "evil device" speaking the /v1 protocol with an ordinary credential, and
 /// a server whose database holds what no honest client sends (one from before

@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 /// A permission change alone, and a path that changes kind (file ↔ directory ↔
 /// symlink, as `git checkout` of another branch does), reach the other device.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Another user on the same machine: the control socket is 0600 in a 0700
 /// directory, and a credential file others can read is refused.

@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 /// The reply to a commit is lost after the server applied it (a proxy cuts the
 /// connection instead of passing the reply on). The retry must neither apply it

@@ -2,6 +2,7 @@ import Foundation
 import SyncClient
 import SyncCore
 import Testing
+import TestSupport
 
 /// Harder propagation cases between two real daemons: a big file, a
 /// directory of 1,000 files renamed, case-only renames, Unicode names.

@@ -3,6 +3,7 @@ import Logging
 import SyncClient
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncDaemon
 
@@ -13,7 +14,7 @@ import Testing
 struct QueueWaiterTests {
     /// A real server, a proxy in front of it, and one folder's queue talking through the proxy.
     struct Rig {
-        let tmp: TempDir
+        let tmp: TemporaryDirectory
         let server: ServerProcess
         let proxy: FaultProxy
         let folder: String
@@ -22,7 +23,7 @@ struct QueueWaiterTests {
         let credential: String
 
         static func start(_ label: String) async throws -> Rig {
-            let tmp = try TempDir(label)
+            let tmp = try TemporaryDirectory(label)
             let server = try ServerProcess(dir: try tmp.sub("server"))
             let credential = try server.provision(folder: "docs", device: "alpha")
             try await server.start()

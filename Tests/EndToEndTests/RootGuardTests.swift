@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A folder whose root disappears, is replaced or unmounted while syncd runs
 /// pauses and sends nothing: the other devices keep their copies.

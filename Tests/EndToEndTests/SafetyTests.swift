@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 /// The guards that keep a mistake on one device from wiping the others.
 @Suite(.serialized, .timeLimit(.minutes(5)))

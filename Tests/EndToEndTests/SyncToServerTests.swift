@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A real sync-server and a real syncd process on a temp folder: local changes
 /// reach the server's change feed with the right content hashes.

@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 /// Two real syncd processes converge through one real sync-server.
 @Suite(.serialized, .timeLimit(.minutes(5)))

@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 /// Real inotify on temp folders: the workloads editors and tools produce end
 /// with the server holding exactly the right tree, without spurious revisions.
@@ -282,13 +283,11 @@ struct LongWriterTests {
         let fd = open(rig.daemon.path("stream.bin"), O_WRONLY | O_CREAT | O_APPEND, 0o644)
         defer { close(fd) }
         let client = rig.server.client(credential: rig.credential)
-        let deadline = ContinuousClock.now + .seconds(30)
-        var seen = false
         // Keep writing (never closing) until some version reaches the server.
-        while ContinuousClock.now < deadline && !seen {
+        let seen = try await waitUntil(deadline: ContinuousClock.now + .seconds(30), poll: .zero) {
             _ = "tick\n".withCString { write(fd, $0, 5) }
             try await Task.sleep(for: .milliseconds(20))
-            seen = try await client.tree(folder: "docs")["stream.bin"] != nil
+            return try await client.tree(folder: "docs")["stream.bin"] != nil
         }
         #expect(seen, "an open, continuously written file reached the server")
     }

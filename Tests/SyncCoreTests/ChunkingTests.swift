@@ -1,19 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import SyncCore
 
 struct ChunkingTests {
-    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed | 1
-        return (0..<count).map { _ in
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return UInt8(truncatingIfNeeded: state)
-        }
-    }
-
     @Test func emptyFileHasNoChunks() {
         let c = FileChunker().chunk(bytes: [])
         #expect(c.chunks.isEmpty)
@@ -23,7 +14,7 @@ struct ChunkingTests {
     }
 
     @Test func smallFileIsOneChunk() {
-        let data = Self.bytes(100_000, seed: 1)
+        let data = pseudoRandomBytes(count: 100_000, seed: 1)
         let c = FileChunker().chunk(bytes: data)
         #expect(c.chunks.count == 1)
         #expect(c.chunks[0].hash == Hashing.sha256Hex(data))
@@ -32,7 +23,7 @@ struct ChunkingTests {
 
     @Test func chunksRespectBoundsAndCoverTheFile() {
         let cdc = FastCDC(minSize: 2048, avgSize: 8192, maxSize: 32768)
-        let data = Self.bytes(1_000_000, seed: 2)
+        let data = pseudoRandomBytes(count: 1_000_000, seed: 2)
         let c = FileChunker(cdc: cdc).chunk(bytes: data)
         #expect(c.chunks.reduce(0) { $0 + $1.length } == data.count)
         for (i, ref) in c.chunks.enumerated() {
@@ -45,7 +36,7 @@ struct ChunkingTests {
 
     @Test func anEditInTheMiddleChangesOnlyNearbyChunks() {
         let cdc = FastCDC(minSize: 2048, avgSize: 8192, maxSize: 32768)
-        var data = Self.bytes(2_000_000, seed: 3)
+        var data = pseudoRandomBytes(count: 2_000_000, seed: 3)
         let before = Set(FileChunker(cdc: cdc).chunk(bytes: data).chunks.map(\.hash))
         data.insert(contentsOf: [1, 2, 3, 4, 5], at: 1_000_000)
         let after = FileChunker(cdc: cdc).chunk(bytes: data).chunks.map(\.hash)
@@ -54,10 +45,12 @@ struct ChunkingTests {
     }
 
     @Test func streamingAndInMemoryAgree() throws {
-        let data = Self.bytes(9_000_000, seed: 4)
-        let path = "/tmp/syncd-chunk-\(UInt64.random(in: 0...UInt64.max))"
+        let data = pseudoRandomBytes(count: 9_000_000, seed: 4)
+        let tmp = try TemporaryDirectory("chunk")
+        defer { tmp.remove() }
+        let path = tmp.path + "/file"
         let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
-        defer { close(fd); unlink(path) }
+        defer { close(fd) }
         _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         lseek(fd, 0, SEEK_SET)
         let streamed = try FileChunker().chunk(fd: fd, path: path)
@@ -66,7 +59,7 @@ struct ChunkingTests {
     }
 
     @Test func batchRoundTripsAndRejectsTruncation() throws {
-        let a = Self.bytes(10, seed: 5), b = Self.bytes(0, seed: 6)
+        let a = pseudoRandomBytes(count: 10, seed: 5), b = pseudoRandomBytes(count: 0, seed: 6)
         let body = ChunkBatch.encode([(Hashing.sha256Hex(a), a), (Hashing.sha256Hex(b), b)])
         let records = try ChunkBatch.decode(body)
         #expect(records.count == 2)

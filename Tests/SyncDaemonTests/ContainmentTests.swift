@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncDaemon
 
@@ -12,14 +13,15 @@ struct ContainmentTests {
     /// A folder `<dir>/folder` with `esc-abs → <dir>/outside` (absolute),
     /// `esc-up → ..` and `real/` (a plain directory), and the trash beside it.
     struct Layout {
-        let dir: String
+        let tmp: TemporaryDirectory
+        var dir: String { tmp.path }
         var folder: String { dir + "/folder" }
         var outside: String { dir + "/outside" }
         var trash: String { dir + "/trash" }
         var materializer: Materializer { Materializer(root: folder, trashRoot: trash) }
 
         init() throws {
-            dir = NSTemporaryDirectory() + "syncd-contain-\(UUID().uuidString.prefix(8))"
+            tmp = try TemporaryDirectory("contain")
             for d in [dir + "/folder/real", dir + "/outside"] {
                 try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
             }
@@ -34,7 +36,7 @@ struct ContainmentTests {
             return inOutside + beside
         }
 
-        func remove() { try? FileManager.default.removeItem(atPath: dir) }
+        func remove() { tmp.remove() }
     }
 
     static func fileEntry(_ path: String, bytes: [UInt8], mode: UInt32 = 0o644, mtimeNs: Int64 = 1_700_000_000_000_000_000)

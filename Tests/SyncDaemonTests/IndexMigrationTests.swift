@@ -2,15 +2,16 @@ import Foundation
 import GRDB
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncDaemon
 
 /// The daemon's index, created by an earlier release, upgrades in place and keeps its data.
 struct IndexMigrationTests {
     @Test func anIndexFromBeforeModesWereKeptUpgrades() throws {
-        let dir = NSTemporaryDirectory() + "syncd-index-upgrade-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmp = try TemporaryDirectory("index-upgrade")
+        defer { tmp.remove() }
+        let dir = tmp.path
         let path = dir + "/index.sqlite"
         do {
             // Exactly the schema the release before v5 shipped.
@@ -35,9 +36,9 @@ struct IndexMigrationTests {
     /// A row with a kind no release writes is a corrupt index, said as such: it was read
     /// as a file (a directory or symlink then planned as a file's content).
     @Test func anUnknownKindInTheIndexIsAnErrorNotAFile() throws {
-        let dir = NSTemporaryDirectory() + "syncd-index-corrupt-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmp = try TemporaryDirectory("index-corrupt")
+        defer { tmp.remove() }
+        let dir = tmp.path
         let index = try IndexStore(path: dir + "/index.sqlite")
         try index.pool.write { db in
             try db.execute(sql: """
@@ -56,9 +57,9 @@ struct IndexMigrationTests {
 
     /// The commit outbox keeps a commit until the update that records it says so.
     @Test func anOutboxCommitLeavesWithTheUpdateThatRecordsIt() throws {
-        let dir = NSTemporaryDirectory() + "syncd-index-outbox-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmp = try TemporaryDirectory("index-outbox")
+        defer { tmp.remove() }
+        let dir = tmp.path
         let index = try IndexStore(path: dir + "/index.sqlite")
         let change = CommitChange(
             path: "a", baseRev: 0, kind: .file, size: 1, mtimeNs: 1, mode: 0o644, chunks: ["c"], contentHash: "h", deleted: false)

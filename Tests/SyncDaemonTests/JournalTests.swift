@@ -1,19 +1,19 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import SyncDaemon
 
 /// The journal on a real SQLite file.
 struct JournalTests {
-    static func store() throws -> (IndexStore, String) {
-        let dir = NSTemporaryDirectory() + "syncd-journal-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return (try IndexStore(path: dir + "/index.sqlite"), dir)
+    static func store() throws -> (IndexStore, TemporaryDirectory) {
+        let tmp = try TemporaryDirectory("journal")
+        return (try IndexStore(path: tmp.path + "/index.sqlite"), tmp)
     }
 
     @Test func onePendingOpPerPath() throws {
-        let (index, dir) = try Self.store()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
         try index.enqueue(folder: "f", paths: ["a", "b", "a"])
         try index.enqueue(folder: "f", paths: ["a"])
         #expect(try index.pendingCount(folder: "f") == 2)
@@ -21,8 +21,8 @@ struct JournalTests {
     }
 
     @Test func requestWhileRunningMarksDirtyAndRunsAgain() throws {
-        let (index, dir) = try Self.store()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
         try index.enqueue(folder: "f", paths: ["a", "b"])
         let claimed = try index.claim(folder: "f", limit: 10)
         #expect(Set(claimed.map(\.path)) == ["a", "b"])
@@ -35,19 +35,19 @@ struct JournalTests {
     }
 
     @Test func survivesReopenAndResumesRunningOps() throws {
-        let (index, dir) = try Self.store()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
         try index.enqueue(folder: "f", paths: ["a", "b", "c"])
         _ = try index.claim(folder: "f", limit: 2)
-        let reopened = try IndexStore(path: dir + "/index.sqlite")
+        let reopened = try IndexStore(path: tmp.path + "/index.sqlite")
         #expect(try reopened.claim(folder: "f", limit: 10).count == 1)
         try reopened.resumeInterrupted()
         #expect(try reopened.claim(folder: "f", limit: 10).count == 3)
     }
 
     @Test func rescheduledOpsWaitForTheirTime() throws {
-        let (index, dir) = try Self.store()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
         try index.enqueue(folder: "f", paths: ["a"])
         _ = try index.claim(folder: "f", limit: 1)
         let later = Date().addingTimeInterval(60)
@@ -62,11 +62,11 @@ struct JournalTests {
     /// A move's old name is kept with its op (across a reopen), survives a plain
     /// request for the same path, and is dropped when released as "push plainly".
     @Test func movesKeepTheirOldNameUntilForgotten() throws {
-        let (index, dir) = try Self.store()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
         try index.enqueue(folder: "f", paths: ["new", "old"], moves: ["new": "old"])
         try index.enqueue(folder: "f", paths: ["new"])
-        let reopened = try IndexStore(path: dir + "/index.sqlite")
+        let reopened = try IndexStore(path: tmp.path + "/index.sqlite")
         let claimed = try reopened.claim(folder: "f", limit: 10)
         #expect(claimed.map(\.path) == ["new", "old"], "the destination first")
         #expect(claimed.map(\.moveFrom) == ["old", nil])
@@ -78,8 +78,8 @@ struct JournalTests {
     /// A committed move: local records take their new names; the old live base
     /// records become tombstones (the mover writes the new ones, `MoveRecords`).
     @Test func aCommittedMoveRekeysLocalRecordsAndRetiresOldBases() throws {
-        let (index, dir) = try Self.store()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
         var setup = IndexUpdate()
         for path in ["d", "d/x", "d/sub/y", "dx"] {
             setup.bases.append(BaseRecord(path: path, kind: .file, rev: 3, contentHash: "h-" + path, deleted: false))

@@ -1,20 +1,13 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncDaemon
 
 /// Downloads take chunks from local files: the index says which files hold
 /// which chunks; `LocalChunks` finds and verifies them on disk.
 struct LocalChunksTests {
-    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed
-        return (0..<count).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return UInt8(truncatingIfNeeded: state >> 33)
-        }
-    }
-
     static func record(_ path: String, chunks: [String]) -> LocalRecord {
         LocalRecord(
             path: path, kind: .file, inode: 1, size: 1, mtimeNs: 1, ctimeNs: 1, mode: 0o644, contentHash: "c-" + path,
@@ -22,8 +15,8 @@ struct LocalChunksTests {
     }
 
     @Test func theIndexKnowsWhichFilesHoldAChunkThroughPutsMovesAndRemovals() throws {
-        let (index, dir) = try JournalTests.store()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
         var update = IndexUpdate()
         update.locals = [
             Self.record("big/a.bin", chunks: ["h1", "h2", "h3"]), Self.record("b.bin", chunks: ["h3", "h4"]),
@@ -46,11 +39,11 @@ struct LocalChunksTests {
     }
 
     @Test func chunksOfAnEditedFileComeFromItsOldVersionVerified() throws {
-        let dir = NSTemporaryDirectory() + "syncd-localchunks-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tmp = try TemporaryDirectory("localchunks")
+        defer { tmp.remove() }
+        let dir = tmp.path
         let chunker = FileChunker()
-        let old = Self.bytes(6 << 20, seed: 7)
+        let old = pseudoRandomBytes(count: 6 << 20, seed: 7)
         var new = old
         for i in 0..<1000 { new[3 << 20 + i] ^= 0x5A }
         let oldChunks = chunker.chunk(bytes: old).chunks.map(\.hash)

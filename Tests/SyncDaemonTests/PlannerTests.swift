@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncDaemon
 
@@ -88,7 +89,7 @@ struct PlannerTests {
     /// version is never simply overwritten or deleted), and equal sides never conflict.
     @Test(arguments: [1, 2, 3, 42, 1234] as [UInt64])
     func randomizedInvariants(seed: UInt64) {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let hashes: [String?] = [nil, Self.h1, Self.h2, Self.h3]
         for _ in 0..<2_000 {
             let l = hashes[Int(rng.next() % 4)]
@@ -103,18 +104,6 @@ struct PlannerTests {
             }
             if l == r { #expect(action == .adopt) }
         }
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,13 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import SyncDaemon
 
 /// The openat/readdir walk on a real temp tree.
 struct ScannerTests {
     @Test func findsEverythingNotIgnoredAndNeverFollowsLinks() throws {
-        let root = NSTemporaryDirectory() + "syncd-scan-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let tmp = try TemporaryDirectory("scan")
+        defer { tmp.remove() }
+        let root = tmp.path
         let fm = FileManager.default
         try fm.createDirectory(atPath: root + "/a/b", withIntermediateDirectories: true)
         try fm.createDirectory(atPath: root + "/.git/objects", withIntermediateDirectories: true)

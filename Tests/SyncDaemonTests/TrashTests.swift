@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import SyncDaemon
 
@@ -14,8 +15,9 @@ struct TrashTests {
     }
 
     @Test func onlyBatchesOlderThanTheRetentionGo() throws {
-        let root = NSTemporaryDirectory() + "syncd-trash-\(UUID().uuidString.prefix(8))"
-        defer { _ = try? FileManager.default.removeItem(atPath: root) }
+        let tmp = try TemporaryDirectory("trash")
+        defer { tmp.remove() }
+        let root = tmp.path
         let now = Date()
         let old = Trash.stamp(now.addingTimeInterval(-31 * 86_400))
         let recent = Trash.stamp(now.addingTimeInterval(-29 * 86_400))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Finds the built executables: $SYNCD_BIN_DIR, else next to the test
 /// bundle (SwiftPM puts products and test bundles in one directory).
@@ -17,28 +18,4 @@ enum Binaries {
         }
         throw TestFailure("executable \(name) not found in \(candidates); run `swift build` first")
     }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Polls `condition` until it holds or `timeout` passes; the deadline, not a
-/// fixed sleep, decides how long a test waits.
-func eventually(
-    _ what: String, timeout: Duration = .seconds(20), poll: Duration = .milliseconds(20),
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    var lastError: (any Error)?
-    while ContinuousClock.now < deadline {
-        do {
-            if try await condition() { return }
-        } catch {
-            lastError = error
-        }
-        try await Task.sleep(for: poll)
-    }
-    throw TestFailure("timed out after \(timeout) waiting for: \(what)" + (lastError.map { " (last error: \($0))" } ?? ""))
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SyncControl
+import TestSupport
 
 /// A real `syncd` process syncing one folder, with its own state dir.
 final class DaemonProcess: @unchecked Sendable {
@@ -76,7 +77,6 @@ final class DaemonProcess: @unchecked Sendable {
         try await control.status().folders.first { $0.id == folderID }
     }
 
-    /// Stops it the hard way: no chance to tidy up.
     /// Waits for the process to end by itself (a crash point fired); true if it did.
     func waitForExit(timeout: Duration) async throws -> Bool {
         guard let p = process else { return true }
@@ -89,33 +89,18 @@ final class DaemonProcess: @unchecked Sendable {
         return true
     }
 
+    /// Stops it the hard way: no chance to tidy up.
     func kill9() {
-        guard let p = process, p.isRunning else { return }
-        kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
-        process = nil
+        if process?.end(hard: true) == true { process = nil }
     }
 
     func stop() {
-        guard let p = process, p.isRunning else { return }
-        p.terminate()
-        p.waitUntilExit()
-        process = nil
+        if process?.end(hard: false) == true { process = nil }
     }
 
     /// Runs the real `syncctl` against this daemon: (exit status, stdout, stderr).
     func syncctl(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try Binaries.path("syncctl"))
-        p.arguments = ["--socket", socketPath] + arguments
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        try Process.capture(try Binaries.path("syncctl"), ["--socket", socketPath] + arguments)
     }
 
     /// Waits until the folder is idle; on timeout the error shows the last status and the log tail.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A TCP proxy on 127.0.0.1 between a syncd and sync-server that can lose
 /// exactly one reply: the first response to a request whose bytes contain a
@@ -158,23 +159,15 @@ final class FaultProxy: Sendable {
         let upstream: Int32
         let doomed = Atomic<Bool>(false)
         let closed = Atomic<Bool>(false)
-        private let rng: Mutex<UInt64>
+        private let rng: Mutex<SplitMix64>
         init(client: Int32, upstream: Int32, seed: UInt64) {
             self.client = client
             self.upstream = upstream
-            self.rng = Mutex(seed)
+            self.rng = Mutex(SplitMix64(seed: seed))
         }
 
-        /// SplitMix64, as a number in [0, 1).
-        func nextUnit() -> Double {
-            rng.withLock { state in
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return Double((z ^ (z >> 31)) >> 11) / Double(UInt64(1) << 53)
-            }
-        }
+        /// The connection's next number in [0, 1).
+        func nextUnit() -> Double { rng.withLock { $0.unit() } }
 
         func cut() {
             guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }

@@ -1,23 +1,6 @@
 import Foundation
 import SyncCore
-
-/// Deterministic pseudo-random bytes (xorshift64*), fast enough for 50 MiB.
-func pseudoRandomBytes(count: Int, seed: UInt64) -> [UInt8] {
-    var state = seed | 1
-    var out = [UInt8](repeating: 0, count: count)
-    out.withUnsafeMutableBytes { raw in
-        let words = count / 8
-        let w = raw.bindMemory(to: UInt64.self)
-        for i in 0..<words {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            w[i] = state &* 2_685_821_657_736_338_717
-        }
-    }
-    for i in (count / 8 * 8)..<count { out[i] = UInt8(truncatingIfNeeded: i &* 31) }
-    return out
-}
+import TestSupport
 
 /// The content hash the server must report for these bytes.
 func contentHash(_ bytes: [UInt8]) -> String { FileChunker().chunk(bytes: bytes).contentHash }
@@ -25,14 +8,14 @@ func contentHash(_ text: String) -> String { contentHash(Array(text.utf8)) }
 
 /// A server, a provisioned folder and a daemon syncing it: the usual setup.
 struct Rig {
-    let tmp: TempDir
+    let tmp: TemporaryDirectory
     let server: ServerProcess
     let credential: String
     let daemon: DaemonProcess
     let folder = "docs"
 
     static func start(_ label: String, extraFolderConfig: String = "", startDaemon: Bool = true) async throws -> Rig {
-        let tmp = try TempDir(label)
+        let tmp = try TemporaryDirectory(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
         let credential = try server.provision(folder: "docs", device: "laptop")
         try await server.start()

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SyncClient
 import SyncCore
+import TestSupport
 
 /// A real `sync-server` process on 127.0.0.1 with its own data dir.
 final class ServerProcess: @unchecked Sendable {
@@ -27,20 +28,9 @@ final class ServerProcess: @unchecked Sendable {
     /// Runs an admin verb and returns its stdout.
     @discardableResult
     func admin(_ arguments: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try Binaries.path("sync-server"))
-        p.arguments = arguments + ["--config", configPath]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw TestFailure("sync-server \(arguments) failed: \(String(decoding: errData, as: UTF8.self))")
-        }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try Process.capture(try Binaries.path("sync-server"), arguments + ["--config", configPath])
+        guard result.status == 0 else { throw TestFailure("sync-server \(arguments) failed: \(result.err)") }
+        return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Creates a folder and a device for it; returns the device credential.
@@ -75,17 +65,11 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Stops it the hard way, in the middle of whatever it was doing.
     func kill9() {
-        guard let p = process, p.isRunning else { return }
-        kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
-        process = nil
+        if process?.end(hard: true) == true { process = nil }
     }
 
     func stop() {
-        guard let p = process, p.isRunning else { return }
-        p.terminate()
-        p.waitUntilExit()
-        process = nil
+        if process?.end(hard: false) == true { process = nil }
     }
 
     var log: String { (try? String(contentsOfFile: dir + "/server.log", encoding: .utf8)) ?? "" }

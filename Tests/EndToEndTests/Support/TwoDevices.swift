@@ -1,10 +1,9 @@
 import Foundation
-import Synchronization
-import SyncCore
+import TestSupport
 
 /// A server and two syncd processes syncing the same folder.
 struct TwoDevices {
-    let tmp: TempDir
+    let tmp: TemporaryDirectory
     let server: ServerProcess
     let a: DaemonProcess
     let b: DaemonProcess
@@ -17,7 +16,7 @@ struct TwoDevices {
         _ label: String, extraFolderConfig: String = "",
         prepare: (ServerProcess) throws -> Void = { _ in }, prepareDevices: (DaemonProcess, DaemonProcess) throws -> Void = { _, _ in }
     ) async throws -> TwoDevices {
-        let tmp = try TempDir(label)
+        let tmp = try TemporaryDirectory(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
         try prepare(server)
         let credA = try server.provision(folder: "docs", device: "alpha")
@@ -38,7 +37,7 @@ struct TwoDevices {
     /// Like `start`, with a `FaultProxy` in front of the server for the devices named in
     /// `throughProxy` ("alpha", "beta"); the others talk to the server directly.
     static func startBehindProxy(_ label: String, throughProxy: Set<String>) async throws -> (TwoDevices, FaultProxy) {
-        let tmp = try TempDir(label)
+        let tmp = try TemporaryDirectory(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
         let credA = try server.provision(folder: "docs", device: "alpha")
         let credB = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
@@ -81,47 +80,5 @@ struct TwoDevices {
                 throw TestFailure(report + "\n--- kept: \(tmp.path)")
             }
         }
-    }
-}
-
-/// path → content hash of everything under `root` (symlinks by target, directories as the empty hash).
-/// Files are hashed again only when their stat changed (`FileHashCache`): tests poll this
-/// many times a second, and hashing a 200 MiB file on every poll would hold one of the
-/// test process's two executor threads, stalling the in-process servers of other suites.
-func localTree(_ root: String) throws -> [String: String] {
-    var out: [String: String] = [:]
-    let fm = FileManager.default
-    guard let walker = fm.enumerator(atPath: root) else { throw TestFailure("cannot walk \(root)") }
-    while let path = walker.nextObject() as? String {
-        if (path as NSString).lastPathComponent.hasPrefix(".syncd-tmp-") { continue }
-        let full = root + "/" + path
-        var st = stat()
-        guard lstat(full, &st) == 0 else { throw TestFailure("cannot stat \(full): \(String(cString: strerror(errno)))") }
-        switch st.st_mode & S_IFMT {
-        case S_IFDIR: out[path] = Hashing.contentHash(chunks: [])
-        case S_IFLNK: out[path] = Hashing.sha256Hex(Array(try fm.destinationOfSymbolicLink(atPath: full).utf8))
-        default: out[path] = try FileHashCache.shared.hash(full, st)
-        }
-    }
-    return out
-}
-
-/// Content hashes of files by path and stat (inode, size, mtime, ctime).
-final class FileHashCache: Sendable {
-    static let shared = FileHashCache()
-    private struct Key: Hashable {
-        var path: String
-        var inode: UInt64, size: Int64, mtime: Int, mtimeNs: Int, ctime: Int, ctimeNs: Int
-    }
-    private let hashes = Mutex<[Key: String]>([:])
-
-    func hash(_ path: String, _ st: stat) throws -> String {
-        let key = Key(
-            path: path, inode: UInt64(st.st_ino), size: Int64(st.st_size), mtime: st.st_mtim.tv_sec,
-            mtimeNs: st.st_mtim.tv_nsec, ctime: st.st_ctim.tv_sec, ctimeNs: st.st_ctim.tv_nsec)
-        if let known = hashes.withLock({ $0[key] }) { return known }
-        let hash = FileChunker().chunk(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path)))).contentHash
-        hashes.withLock { $0[key] = hash }
-        return hash
     }
 }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncServerKit
 
@@ -18,9 +19,8 @@ struct LongPollTests {
                 // this in-process server for many seconds (a woken poll still ends at once).
                 async let polled = client.feed("since=0&wait=60", token: token)
                 // Commit once the poll is parked (deadline, not a fixed sleep).
-                let parkDeadline = clock.now + .seconds(55)
-                while await fixture.server.notifier.parkedCount == 0 && clock.now < parkDeadline {
-                    try await Task.sleep(for: .milliseconds(5))
+                try await waitUntil(deadline: clock.now + .seconds(55), poll: .milliseconds(5)) {
+                    await fixture.server.notifier.parkedCount != 0
                 }
                 #expect(await fixture.server.notifier.parkedCount == 1)
                 // On a second connection: the first one is busy with the poll.
@@ -84,15 +84,11 @@ struct LongPollTests {
         let notifier = ChangeNotifier()
         let waiter = Task { await notifier.wait(folder: "f", beyond: 0, timeout: .seconds(60)) }
         let deadline = ContinuousClock.now + .seconds(30)
-        while await notifier.parkedCount == 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        try await waitUntil(deadline: deadline, poll: .milliseconds(2)) { await notifier.parkedCount != 0 }
         #expect(await notifier.parkedCount == 1)
         waiter.cancel()
         #expect(await waiter.value == false)
-        while await notifier.parkedCount != 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        try await waitUntil(deadline: deadline, poll: .milliseconds(2)) { await notifier.parkedCount == 0 }
         #expect(await notifier.parkedCount == 0)
         // Other folders' commits do not wake a waiter.
         let other = Task { await notifier.wait(folder: "g", beyond: 0, timeout: .milliseconds(200)) }

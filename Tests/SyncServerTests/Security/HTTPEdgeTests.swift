@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncServerKit
 
@@ -99,13 +100,12 @@ struct HTTPEdgeTests {
             #expect(refused.map { r in waited.allSatisfy { r.elapsed < $0 } } == true, "refused at once, not after the wait")
             // The share is given back when requests end.
             var after: Int?
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline && after != 200 {
+            try await waitUntil(deadline: ContinuousClock.now + .seconds(30), poll: .milliseconds(200)) {
                 after = try await RawConnection.exchange(
                     port: server.port, RawConnection.request("GET", "/v1/folders/docs/changes?since=0", headers: server.auth),
                     readTimeout: .seconds(30)
                 ).status
-                if after != 200 { try await Task.sleep(for: .milliseconds(200)) }
+                return after == 200
             }
             #expect(after == 200, "the share is given back when requests end")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncServerKit
 
@@ -66,23 +67,17 @@ struct FuzzRequests {
         var bytes: [UInt8]
     }
 
-    var state: UInt64
+    var rng: SplitMix64
     let token: String
 
     init(seed: UInt64, token: String) {
-        self.state = seed &* 0x9E37_79B9_7F4A_7C15
+        self.rng = SplitMix64(seed: seed &* 0x9E37_79B9_7F4A_7C15)
         self.token = token
     }
 
-    mutating func random() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func random() -> UInt64 { rng.next() }
 
-    mutating func pick<T>(_ options: [T]) -> T { options[Int(random() % UInt64(options.count))] }
+    mutating func pick<T>(_ options: [T]) -> T { rng.pick(options) }
 
     static let hash = Hashing.sha256Hex(Array("fuzz".utf8))
     static let paths = [

@@ -1,14 +1,16 @@
 import Foundation
 import Logging
 import Testing
+import TestSupport
 
 @testable import SyncServerKit
 
 @Suite("Running the server")
 struct RunTests {
     @Test func runReportsTheRealPortServesAndStopsOnCancellation() async throws {
-        let dir = try TemporaryDirectory.make()
-        defer { TemporaryDirectory.remove(dir) }
+        let tmp = try TemporaryDirectory("server-run")
+        defer { tmp.remove() }
+        let dir = tmp.path
         let server = try SyncServer(
             settings: ServerSettings(host: "127.0.0.1", port: 0, dataDir: dir),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))

@@ -1,14 +1,16 @@
 import Foundation
 import GRDB
 import Testing
+import TestSupport
 
 @testable import SyncServerKit
 
 @Suite("Metadata storage")
 struct MigrationTests {
     @Test func freshDatabaseIsMigrated() async throws {
-        let dir = try TemporaryDirectory.make()
-        defer { TemporaryDirectory.remove(dir) }
+        let tmp = try TemporaryDirectory("server-metadata")
+        defer { tmp.remove() }
+        let dir = tmp.path
         let store = try MetadataStore(path: dir + "/metadata.sqlite")
         #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves", "v3-moves-moved-to", "v4-device-revocation", "v5-commit-replies"])
         let tables = try await store.pool.read { db in
@@ -25,8 +27,9 @@ struct MigrationTests {
     }
 
     @Test func reopeningAMigratedDatabaseKeepsItsData() async throws {
-        let dir = try TemporaryDirectory.make()
-        defer { TemporaryDirectory.remove(dir) }
+        let tmp = try TemporaryDirectory("server-metadata")
+        defer { tmp.remove() }
+        let dir = tmp.path
         do {
             let first = ServerAdmin(metadata: try MetadataStore(path: dir + "/metadata.sqlite"))
             try await first.addFolder("kept")
@@ -52,8 +55,9 @@ struct MigrationTests {
     @Test(arguments: earlierSchemas.map(\.name))
     func databasesOfEveryEarlierSchemaUpgradeAndKeepTheirData(schema: String) async throws {
         let old = try #require(Self.earlierSchemas.first { $0.name == schema })
-        let dir = try TemporaryDirectory.make()
-        defer { TemporaryDirectory.remove(dir) }
+        let tmp = try TemporaryDirectory("server-metadata")
+        defer { tmp.remove() }
+        let dir = tmp.path
         let path = dir + "/metadata.sqlite"
         do {
             let queue = try DatabaseQueue(path: path)

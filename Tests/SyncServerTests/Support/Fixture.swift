@@ -2,13 +2,14 @@ import Foundation
 import Logging
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncServerKit
 
 /// A server on a fresh data directory with folder `docs` (granted to device
 /// `laptop`) and folder `private` (granted to nobody).
 struct Fixture {
-    let dataDir: String
+    let tmp: TemporaryDirectory
     let server: SyncServer
     let credential: String
 
@@ -16,13 +17,13 @@ struct Fixture {
     static let privateFolder = "private"
 
     static func make(tokenLifetime: Duration = .seconds(3600)) async throws -> Fixture {
-        let dataDir = try TemporaryDirectory.make()
-        let settings = ServerSettings(host: "127.0.0.1", port: 0, dataDir: dataDir, tokenLifetime: tokenLifetime)
+        let tmp = try TemporaryDirectory("server")
+        let settings = ServerSettings(host: "127.0.0.1", port: 0, dataDir: tmp.path, tokenLifetime: tokenLifetime)
         let server = try SyncServer(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await server.admin.addFolder(folder)
         try await server.admin.addFolder(privateFolder)
         let credential = try await server.admin.addDevice(name: "laptop", folders: [folder])
-        return Fixture(dataDir: dataDir, server: server, credential: credential)
+        return Fixture(tmp: tmp, server: server, credential: credential)
     }
 
     /// Runs `body` with a fresh fixture and removes its directory afterwards.
@@ -30,23 +31,12 @@ struct Fixture {
         tokenLifetime: Duration = .seconds(3600), _ body: (Fixture) async throws -> T
     ) async throws -> T {
         let fixture = try await make(tokenLifetime: tokenLifetime)
-        defer { TemporaryDirectory.remove(fixture.dataDir) }
+        defer { fixture.tmp.remove() }
         return try await body(fixture)
     }
 
+    var dataDir: String { tmp.path }
     var deviceID: String { String(credential.prefix(16)) }
-}
-
-enum TemporaryDirectory {
-    static func make() throws -> String {
-        let path = NSTemporaryDirectory() + "syncserver-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
-    static func remove(_ path: String) {
-        try? FileManager.default.removeItem(atPath: path)
-    }
 }
 
 /// Builders for chunks and commit changes.

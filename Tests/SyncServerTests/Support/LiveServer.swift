@@ -2,22 +2,23 @@ import Foundation
 import Logging
 import SyncCore
 import Testing
+import TestSupport
 
 @testable import SyncServerKit
 
 /// A real server on 127.0.0.1 (kernel-chosen port) with folder `docs` and a
 /// device granted it, for tests that speak raw bytes over a socket.
 struct LiveServer {
-    let dir: String
+    let tmp: TemporaryDirectory
     let port: Int
     let credential: String
     let token: String
     private let running: Task<Void, any Error>
 
     static func start(idleTimeout: Duration = .seconds(2), maxRequestsPerDevice: Int = 64) async throws -> LiveServer {
-        let dir = try TemporaryDirectory.make()
+        let tmp = try TemporaryDirectory("live-server")
         let settings = ServerSettings(
-            host: "127.0.0.1", port: 0, dataDir: dir, idleTimeout: idleTimeout, maxRequestsPerDevice: maxRequestsPerDevice)
+            host: "127.0.0.1", port: 0, dataDir: tmp.path, idleTimeout: idleTimeout, maxRequestsPerDevice: maxRequestsPerDevice)
         let server = try SyncServer(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await server.admin.addFolder(Fixture.folder)
         let credential = try await server.admin.addDevice(name: "laptop", folders: [Fixture.folder])
@@ -36,14 +37,16 @@ struct LiveServer {
             throw RawConnection.Failure(message: "no token: \(answer.text)")
         }
         let token = String(answer.body[range.upperBound...].prefix(64))
-        return LiveServer(dir: dir, port: address.port, credential: credential, token: token, running: running)
+        return LiveServer(tmp: tmp, port: address.port, credential: credential, token: token, running: running)
     }
 
     func stop() async {
         running.cancel()
         _ = await running.result
-        TemporaryDirectory.remove(dir)
+        tmp.remove()
     }
+
+    var dir: String { tmp.path }
 
     var auth: [String: String] { ["Authorization": "Bearer \(token)"] }
 }

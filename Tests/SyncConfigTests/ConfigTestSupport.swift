@@ -1,15 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SyncConfig
 
 /// A fresh directory under the system temp dir, removed after `body`.
 func withTempDir<T>(_ body: (String) throws -> T) throws -> T {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("syncconfig-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    let tmp = try TemporaryDirectory("config")
     defer {
-        do { try FileManager.default.removeItem(at: url) } catch { Issue.record("cleanup failed: \(error)") }
+        if let error = tmp.remove() { Issue.record("cleanup failed: \(error)") }
     }
-    return try body(DaemonConfig.realPath(url.path) ?? PathExpansion.normalize(url.path))
+    return try body(DaemonConfig.realPath(tmp.path) ?? PathExpansion.normalize(tmp.path))
 }
 
 func write(_ text: String, to path: String) throws {

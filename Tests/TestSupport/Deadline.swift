@@ -1,0 +1,33 @@
+/// Polls `condition` until it holds or `timeout` passes; the deadline, not a
+/// fixed sleep, decides how long a test waits. An error the condition throws
+/// counts as "not yet" (the last one is named on timeout).
+public func eventually(
+    _ what: String, timeout: Duration = .seconds(20), poll: Duration = .milliseconds(20),
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    var lastError: (any Error)?
+    while ContinuousClock.now < deadline {
+        do {
+            if try await condition() { return }
+        } catch {
+            lastError = error
+        }
+        try await Task.sleep(for: poll)
+    }
+    throw TestFailure("timed out after \(timeout) waiting for: \(what)" + (lastError.map { " (last error: \($0))" } ?? ""))
+}
+
+/// Polls `condition` until it holds or `deadline` passes, sleeping `poll` between
+/// tries; whether it held. For a test that checks the answer itself (`#expect`);
+/// an error the condition throws ends the wait and is thrown on.
+@discardableResult
+public func waitUntil(
+    deadline: ContinuousClock.Instant, poll: Duration, _ condition: () async throws -> Bool
+) async throws -> Bool {
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: poll)
+    }
+    return false
+}
