@@ -610,9 +610,18 @@ def bench_baseline(ctx):
 
 
 def bench_small_files(ctx):
+    rsync = RsyncPeer(ctx.args.tmp)
+    try:
+        _bench_small_files(ctx, rsync)
+    finally:
+        rsync.close()
+        ctx.trash.append(rsync.root)
+
+
+def _bench_small_files(ctx, rsync):
     payloads = small_payloads()
     live, written, scan, scan_idle, live_cpu, scan_cpu, scan_first = [], [], [], [], [], [], []
-    live_disk, scan_disk = [], []
+    live_disk, scan_disk, peer = [], [], []
     for run in range(ctx.args.runs):
         # (a) written while the daemon runs
         env = ctx.env("small-live")
@@ -674,8 +683,10 @@ def bench_small_files(ctx):
             scan_idle.append(t2 - t0)
             first = next(t for t, n in feed.timeline if n)
             scan_first.append(first - t0)
+            wait_quiet(ctx, f"small-files rsync run {run + 1}")
+            peer.append(rsync.push(env.folder))
             log(f"small-files scan run {run + 1}: all committed {t1 - t0:.2f} s after daemon start, idle at {t2 - t0:.2f} s; "
-                f"feed steps {feed.steps(t0)}")
+                f"feed steps {feed.steps(t0)}; rsync of the same folder {peer[-1]:.2f} s")
         except Exception:
             ctx.failures.append(("small-files (scan)", traceback.format_exc(), tail(env.daemon_log)))
             return
@@ -692,6 +703,9 @@ def bench_small_files(ctx):
     ctx.add("small-files", "10k x 4 KiB present at start: syncd start -> status idle", "s", scan_idle)
     ctx.add("small-files", "(CPU seconds meanwhile, user+sys: syncd / sync-server)", "", scan_cpu)
     ctx.add("small-files", "(written to disk meanwhile, by everyone)", "MiB", scan_disk)
+    ctx.add("small-files", "rsync -a of the same folder to an empty rsync daemon module, same run", "s", peer)
+    ctx.add("small-files", "ratio ours (written live -> in feed) / rsync", "", [a / p for a, p in zip(live, peer)], "<= 0.5")
+    ctx.add("small-files", "ratio ours (present at start -> in feed) / rsync", "", [a / p for a, p in zip(scan, peer)], "<= 0.5")
 
 
 class RsyncPeer:

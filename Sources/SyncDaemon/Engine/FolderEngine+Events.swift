@@ -33,7 +33,7 @@ extension FolderEngine {
         guard event.flags.contains(.movedFrom) || event.flags.contains(.deleted) || acceptName(path) else { return }
         if path == IgnoreRules.fileName && reloadIgnoreFile() {
             logger.info("\(IgnoreRules.fileName) changed; rescanning", metadata: ["folder": "\(id)"])
-            await journal([path])
+            journal([path])
             // Directories that are no longer ignored need watches now.
             if case .failure(let error) = await InotifyWatcher.shared.watch(path: root) { watchError = error }
             await fullScan()
@@ -64,10 +64,10 @@ extension FolderEngine {
             await perform(settleMachine.done(path))
             // Unless it is a download of ours landing (recorded already).
             if f.contains(.movedTo), from == nil, applier.echoes.consume(path, current: currentStat(path)) { return }
-            await journal([path] + source, moves: moves)
+            journal([path] + source, moves: moves)
         } else {
             if !f.isDisjoint(with: [.modified, .created, .attributes]) { await perform(settleMachine.written(path, at: now)) }
-            if !source.isEmpty { await journal(source) }
+            if !source.isEmpty { journal(source) }
         }
     }
 
@@ -82,7 +82,7 @@ extension FolderEngine {
         for action in actions {
             switch action {
             case .journal(let paths):
-                await journal(paths)
+                journal(paths)
             case .startQuietTimer(let path, let delay, let since):
                 openWrites.begin(path, at: since)
                 quietTimers[path]?.cancel()
@@ -128,17 +128,6 @@ extension FolderEngine {
         rescanScheduled = false
         logger.warning("\(reason); rescanning", metadata: ["folder": "\(id)"])
         await fullScan()
-    }
-
-    func journal(_ paths: [String], moves: [String: String] = [:], delay: TimeInterval = 0) async {
-        do {
-            try await queue.enqueue(paths, moves: moves, delay: delay)
-        } catch {
-            // The change is only in memory now: a full scan finds it again once the index
-            // can be written (retried every few seconds, see `retryJournalIfNeeded`).
-            logger.error("cannot journal change", metadata: ["folder": "\(id)", "error": "\(error)"])
-            journalProblem = "cannot record local changes: \(RemoteApplier.describe(error)); a full scan retries every 5 s"
-        }
     }
 
     /// After the journal could not be written (its disk full, say): a full scan every

@@ -131,7 +131,7 @@ extension FolderEngine {
             logger.error("cannot keep remote entries for a retry", metadata: ["folder": "\(id)", "error": "\(error)"])
             return RemoteError(kind: .transient, code: "local_index", message: "cannot record remote changes: \(error)")
         }
-        if !outcome.pushes.isEmpty { await journal(outcome.pushes) }
+        if !outcome.pushes.isEmpty { journal(outcome.pushes) }
         return outcome.retryLater
     }
 

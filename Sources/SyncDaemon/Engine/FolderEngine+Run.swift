@@ -31,6 +31,7 @@ extension FolderEngine {
         await queue.setSendGate { await self.checkRoot() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.queue.run() }
+            group.addTask { await self.writeJournal() }
             group.addTask { await self.followRemote() }
             group.addTask {
                 for await message in stream { await self.handle(message) }

@@ -51,6 +51,8 @@ extension FolderEngine {
             }
             // Problem names that are gone from disk are no longer a problem.
             for path in clearedNames.keys { nameProblems[path] = nil }
+            // After what the watcher reported before the scan (a move's order is kept).
+            await flushJournal()
             try await queue.enqueue(toPush)
             journalProblem = nil
             logger.info(
@@ -119,6 +121,6 @@ extension FolderEngine {
             // The directory went away again: its own event handles that.
             logger.debug("subtree scan failed", metadata: ["path": "\(relative)", "error": "\(error)"])
         }
-        await journal(paths.filter { acceptName($0) } + later, moves: moves)
+        journal(paths.filter { acceptName($0) } + later, moves: moves)
     }
 }

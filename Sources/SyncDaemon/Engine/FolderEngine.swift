@@ -70,6 +70,11 @@ public actor FolderEngine {
     /// Local changes could not be journaled (the state dir's disk full?): shown, and
     /// a full scan is retried until one succeeds.
     var journalProblem: String?
+    /// Local changes on their way to the journal, and the writer's wake-up.
+    var journalBuffer = JournalBuffer()
+    var journalWake: AsyncStream<Void>.Continuation?
+    var journalFlushing = false
+    var journalFlushWaiters: [CheckedContinuation<Void, Never>] = []
     var journalRetriedAt: Date?
 
     enum Phase: Sendable { case starting, scanning, running }

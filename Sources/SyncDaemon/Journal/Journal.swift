@@ -9,6 +9,14 @@ public struct JournalOp: Sendable, Equatable {
     public var moveFrom: String? = nil
 }
 
+/// Local changes to journal: `paths` (a move's destination before its source), the old
+/// name of those that got here by a move (new → old), and how long to wait before pushing.
+public struct JournalRequest: Sendable, Equatable {
+    public var paths: [String]
+    public var moves: [String: String] = [:]
+    public var delay: TimeInterval = 0
+}
+
 /// The persisted journal. Every decision to transfer is written here before
 /// anyone is told it is queued; one row per (folder, path) so a second request
 /// joins the first; a request for a running path marks it dirty so it runs
@@ -21,7 +29,14 @@ extension IndexStore {
     public func enqueue(
         folder: String, paths: [String], moves: [String: String] = [:], now: Date = Date(), delay: TimeInterval = 0
     ) throws -> Set<String> {
-        guard !paths.isEmpty else { return [] }
+        try enqueue(folder: folder, requests: [JournalRequest(paths: paths, moves: moves, delay: delay)], now: now)
+    }
+
+    /// Records several requests in one transaction (one fsync for the lot), in order:
+    /// claimed in the order given (a move's destination before its source).
+    @discardableResult
+    public func enqueue(folder: String, requests: [JournalRequest], now: Date = Date()) throws -> Set<String> {
+        guard requests.contains(where: { !$0.paths.isEmpty }) else { return [] }
         return try pool.write { db in
             let t = now.timeIntervalSince1970
             let insert = try db.cachedStatement(sql: """
@@ -33,10 +48,15 @@ extension IndexStore {
                 RETURNING state
                 """)
             var running = Set<String>()
-            // Claimed in the order given (a move's destination before its source).
-            for (i, path) in paths.enumerated() {
-                let state = try String.fetchOne(insert, arguments: [folder, path, t + delay, t + Double(i) * 1e-6, moves[path]])
-                if state == "running" { running.insert(path) }
+            var order = 0
+            for request in requests {
+                for path in request.paths {
+                    let arguments: StatementArguments = [
+                        folder, path, t + request.delay, t + Double(order) * 1e-6, request.moves[path],
+                    ]
+                    if try String.fetchOne(insert, arguments: arguments) == "running" { running.insert(path) }
+                    order += 1
+                }
             }
             return running
         }

@@ -58,6 +58,13 @@ public actor TransferQueue {
         wake?.yield()
     }
 
+    /// Journals several requests in one transaction.
+    public func enqueue(_ requests: [JournalRequest]) throws {
+        guard requests.contains(where: { !$0.paths.isEmpty }) else { return }
+        try index.enqueue(folder: folder, requests: requests)
+        wake?.yield()
+    }
+
     /// Journals a push of `path` and waits for its outcome.
     public func push(_ path: String) async throws -> PushOutcome {
         let runningNow = try index.enqueue(folder: folder, paths: [path])
