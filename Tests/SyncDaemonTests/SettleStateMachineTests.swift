@@ -73,4 +73,20 @@ struct SettleStateMachineTests {
         #expect(machine.quiet("f") == [.stopQuietTimer("f")])
         #expect(machine.deletesGathered() == [.journal(["f"])])
     }
+
+    @Test func whatIsSettlingOrGatheredCountsAsNotJournaledYet() {
+        var machine = Machine(settle: 0.05)
+        #expect(machine.unjournaled == 0)
+        _ = machine.written("a", at: t0)
+        _ = machine.gone("b", at: t0)
+        _ = machine.gone("c", at: t0)
+        #expect(machine.unjournaled == 3)
+        _ = machine.quiet("a")
+        #expect(machine.unjournaled == 2)
+        _ = machine.deletesGathered()
+        #expect(machine.unjournaled == 0)
+        _ = machine.written("d", at: t0)
+        _ = machine.done("d")
+        #expect(machine.unjournaled == 0)
+    }
 }

@@ -4,7 +4,7 @@ import SyncControl
 
 extension FolderEngine {
     public func status() async throws -> FolderStatus {
-        let pending = try index.pendingCount(folder: id) + journalBuffer.paths
+        let pending = try index.pendingCount(folder: id) + journalBuffer.paths + settleMachine.unjournaled
         let stored = try index.folderState(folder: id)
         var errors = try index.pathErrors(folder: id).map {
             PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(Self.iso))

@@ -37,6 +37,10 @@ struct SettleStateMachine {
     private(set) var deletes: [String] = []
     private var deletesStarted: Date?
 
+    /// Changes seen but not journaled yet (settling writes, gathered deletes): pending work,
+    /// so the folder is not `idle` while a timer will still journal something.
+    var unjournaled: Int { writing.count + deletes.count }
+
     init(settle: TimeInterval) {
         self.settle = settle
     }
