@@ -39,10 +39,23 @@ struct RemoteApplier: Sendable {
     {
         var outcome = Outcome()
         var valid: [WireEntry] = []
+        // Entries this device has seen already (its own commits, mostly) are done without
+        // looking at the disk: the planner says `nothing` to them whatever is there.
+        let seen: [String: BaseRecord]
+        do {
+            seen = try index.records(folder: folder, paths: entries.map(\.path)).base
+        } catch {
+            logger.warning("cannot read base records of a feed page", metadata: ["error": "\(error)"])
+            seen = [:]
+        }
         for entry in entries {
             do {
                 _ = try RelativePath(validating: entry.path)
                 if skip(entry.path, entry.kind == .directory) {
+                    outcome.applied.append((entry.path, entry.rev))
+                    continue
+                }
+                if let base = seen[entry.path], base.rev >= entry.rev {
                     outcome.applied.append((entry.path, entry.rev))
                     continue
                 }
