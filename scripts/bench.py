@@ -19,6 +19,8 @@ Scenarios (see docs/benchmarks.md for what each number means):
   receive-small 10,000 x 4 KiB committed by device A; device B starts on an empty
                 folder -> all present and B idle; rsync -a of the same folder to
                 an rsync daemon on 127.0.0.1 in the same run, and the ratio
+  receive-big   1 GiB committed by device A; device B starts -> has it; then 1 MiB
+                rewritten on A -> B has it; rsync of the same file (and its delta)
   big-file      one 1 GiB file written in the folder -> committed; then 1 MiB
                 rewritten in the middle (os.pwrite) -> new revision committed, and
                 the growth of the server's chunk store (a proxy for bytes sent)
@@ -732,9 +734,11 @@ class RsyncPeer:
                 time.sleep(0.02)
         raise BenchError("rsync daemon did not start listening")
 
-    def push(self, src, extra=()):
-        """Seconds for `rsync -a src/ rsync://…/dst/runN/` (a new, empty target)."""
-        self.runs += 1
+    def push(self, src, extra=(), again=False):
+        """Seconds for `rsync -a src/ rsync://…/dst/runN/` (a new, empty target; with
+        `again`, the previous run's target: rsync's delta transfer)."""
+        if not again:
+            self.runs += 1
         t0 = now()
         subprocess.run(["rsync", "-a", *extra, src.rstrip("/") + "/",
                         f"rsync://127.0.0.1:{self.port}/dst/run{self.runs}/"], check=True)
@@ -843,6 +847,83 @@ def copy_into(src, dst):
             if not b:
                 break
             o.write(b)
+
+
+def bench_receive_big(ctx):
+    """Device A has one 1 GiB file committed; device B starts on an empty folder: B's
+    start -> the file present and B idle. Then 1 MiB is rewritten in the middle on A:
+    the write -> B has the new version (same mtime as A's, B idle). rsync pushes the same
+    file to an empty module, then the edited file onto that copy (its delta transfer)."""
+    src_dir = tempfile.mkdtemp(prefix="syncd-bench-bigsrc-", dir=ctx.args.tmp)
+    ctx.trash.append(src_dir)
+    src = os.path.join(src_dir, "big.src")
+    make_big_source(src)
+    first, edit, peer_first, peer_edit = [], [], [], []
+    rsync = RsyncPeer(ctx.args.tmp)
+    rnd = random.Random(5)
+    try:
+        for run in range(ctx.args.runs):
+            env, b = ctx.env("recvbig-a"), None
+            try:
+                env.start_server()
+                a_path = os.path.join(env.folder, "big.bin")
+                copy_into(src, a_path)
+                env.start_daemon()
+                feed = Feed(env)
+                feed.wait(lambda fd: "big.bin" in fd.entries, ctx.args.timeout, "the 1 GiB file on the server")
+                env.wait_idle(120)
+                b = second_device(ctx, env, "recvbig-b")
+                b_path = os.path.join(b.folder, "big.bin")
+                wait_quiet(ctx, f"receive-big run {run + 1}")
+
+                def b_has(mtime_ns):
+                    try:
+                        st = os.stat(b_path)
+                    except FileNotFoundError:
+                        return False
+                    f = b.folder_status()
+                    return st.st_size == BIG_SIZE and st.st_mtime_ns == mtime_ns and f and f.get("state") == "idle"
+
+                def wait_b(mtime_ns, what):
+                    deadline = now() + ctx.args.timeout
+                    while not b_has(mtime_ns):
+                        if now() > deadline:
+                            raise BenchError(f"device B did not get {what} in {ctx.args.timeout} s")
+                        time.sleep(0.02)
+                    return now()
+
+                t0 = b.start_daemon()
+                first.append(wait_b(os.stat(a_path).st_mtime_ns, "the 1 GiB file") - t0)
+                peer_first.append(rsync.push(env.folder))
+                wait_quiet(ctx, f"receive-big edit run {run + 1}")
+                t0 = now()
+                fd = os.open(a_path, os.O_WRONLY)
+                try:
+                    os.pwrite(fd, rnd.randbytes(EDIT_SIZE), BIG_SIZE // 2)
+                finally:
+                    os.close(fd)
+                edit.append(wait_b(os.stat(a_path).st_mtime_ns, "the edited file") - t0)
+                peer_edit.append(rsync.push(env.folder, again=True))
+                log(f"receive-big run {run + 1}: B had the 1 GiB file {first[-1]:.2f} s after its start "
+                    f"(rsync {peer_first[-1]:.2f} s); the 1 MiB edit {edit[-1]:.2f} s after the write "
+                    f"(rsync delta {peer_edit[-1]:.2f} s)")
+            except Exception:
+                ctx.failures.append(("receive-big", traceback.format_exc(), tail(b.daemon_log) if b else ""))
+                return
+            finally:
+                if b:
+                    ctx.done(b)
+                ctx.done(env)
+    finally:
+        rsync.close()
+        ctx.trash.append(rsync.root)
+    ctx.add("receive-big", "1 GiB on the server: second device's syncd start -> present, idle", "s", first,
+            "<= 1.5x rsync")
+    ctx.add("receive-big", "rsync -a of the same file to an empty module, same run", "s", peer_first)
+    ctx.add("receive-big", "ratio ours / rsync", "", [a / p for a, p in zip(first, peer_first)], "<= 1.5")
+    ctx.add("receive-big", "1 MiB rewritten in the middle on A -> B has it, idle", "s", edit, "<= 1.0x rsync")
+    ctx.add("receive-big", "rsync -a of the edited file onto the previous copy, same run", "s", peer_edit)
+    ctx.add("receive-big", "ratio ours / rsync (edit)", "", [a / p for a, p in zip(edit, peer_edit)], "<= 1.0")
 
 
 def bench_big_file(ctx):
@@ -1284,6 +1365,7 @@ SCENARIOS = {
     "small-files": bench_small_files,
     "receive-small": bench_receive_small,
     "big-file": bench_big_file,
+    "receive-big": bench_receive_big,
     "latency": bench_latency,
     "latency-open": lambda ctx: bench_latency(ctx, samples=15, keep_open=True),
     "scan-100k": bench_scan,

@@ -12,7 +12,7 @@ extension Materializer {
     /// how many bytes were fetched.
     func writeFile(
         _ entry: WireEntry, expected: FileStat?, copySource: String?, localChunks: LocalChunks?,
-        fetch: @Sendable (String) async throws -> [UInt8],
+        fetch: @escaping @Sendable (String) async throws -> [UInt8], lookahead: Int = 4,
         progress: @Sendable (Int64) async -> Void,
         beforeRename: (FileStat) throws -> Void
     ) async throws -> (stat: FileStat, fetched: Int64) {
@@ -35,19 +35,47 @@ extension Materializer {
         if let copySource { copied = copy(from: copySource, to: fd, expecting: entry) }
         if !copied {
             guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw MaterializeError.io("truncate", path) }
-            for hash in entry.chunks {
-                let bytes: [UInt8]
-                if let local = localChunks?.bytes(of: hash) {
-                    bytes = local
-                } else {
-                    bytes = try await fetch(hash)
-                    fetched += Int64(bytes.count)
+            // Chunks not found locally are fetched up to `lookahead` ahead of the writer
+            // (at most that many chunks of ≤ 4 MiB held at once).
+            try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+                var launched = 0, inFlight = 0
+                var arrived: [Int: [UInt8]] = [:]
+                func launch(upTo limit: Int) {
+                    while launched < entry.chunks.count && inFlight < limit {
+                        let index = launched, hash = entry.chunks[index]
+                        launched += 1
+                        guard localChunks?.refs[hash] == nil else { continue }
+                        inFlight += 1
+                        group.addTask { (index, try await fetch(hash)) }
+                    }
                 }
-                guard Hashing.sha256Hex(bytes) == hash else {
-                    throw MaterializeError(code: .hashMismatch, path: path, message: "chunk \(hash.prefix(12)) does not match its hash")
+                launch(upTo: max(1, lookahead))
+                for (index, hash) in entry.chunks.enumerated() {
+                    var bytes = localChunks?.bytes(of: hash)
+                    if bytes == nil, localChunks?.refs[hash] != nil {
+                        // Listed locally but not readable as such now: fetched after all.
+                        bytes = try await fetch(hash)
+                        fetched += Int64(bytes?.count ?? 0)
+                    }
+                    while bytes == nil {
+                        if let ready = arrived.removeValue(forKey: index) {
+                            bytes = ready
+                            fetched += Int64(ready.count)
+                            break
+                        }
+                        guard let (done, data) = try await group.next() else {
+                            throw MaterializeError(code: .io, path: path, message: "chunk \(hash.prefix(12)) was never fetched")
+                        }
+                        inFlight -= 1
+                        arrived[done] = data
+                        launch(upTo: max(1, lookahead))
+                    }
+                    guard let bytes, Hashing.sha256Hex(bytes) == hash else {
+                        throw MaterializeError(code: .hashMismatch, path: path, message: "chunk \(hash.prefix(12)) does not match its hash")
+                    }
+                    try writeOrSkip(fd, bytes, path: path)
+                    await progress(Int64(bytes.count))
                 }
-                try writeOrSkip(fd, bytes, path: path)
-                await progress(Int64(bytes.count))
             }
             // A file that ends in a hole: its size comes from the entry, not from a write.
             guard ftruncate(fd, off_t(entry.size)) == 0 else { throw MaterializeError.io("set size", path) }

@@ -333,7 +333,7 @@ struct RemoteApplier: Sendable {
             do {
                 let written = try await materializer.writeFile(
                 entry, expected: expected, copySource: source == entry.path ? nil : source, localChunks: localChunks,
-                fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) },
+                fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) }, lookahead: fetchConcurrency,
                 progress: { bytes in await progress.advance(path: path, by: bytes) },
                 beforeRename: { staged in
                     var update = early.adding(local: Self.local(entry, stat: staged))
