@@ -51,7 +51,9 @@ extension Materializer {
                 }
                 launch(upTo: max(1, lookahead))
                 for (index, hash) in entry.chunks.enumerated() {
+                    // A local chunk is checked against its hash as it is read (`LocalChunks`).
                     var bytes = localChunks?.bytes(of: hash)
+                    let checked = bytes != nil
                     if bytes == nil, localChunks?.refs[hash] != nil {
                         // Listed locally but not readable as such now: fetched after all.
                         bytes = try await fetch(hash)
@@ -70,7 +72,7 @@ extension Materializer {
                         arrived[done] = data
                         launch(upTo: max(1, lookahead))
                     }
-                    guard let bytes, Hashing.sha256Hex(bytes) == hash else {
+                    guard let bytes, checked || Hashing.sha256Hex(bytes) == hash else {
                         throw MaterializeError(code: .hashMismatch, path: path, message: "chunk \(hash.prefix(12)) does not match its hash")
                     }
                     try writeOrSkip(fd, bytes, path: path)
