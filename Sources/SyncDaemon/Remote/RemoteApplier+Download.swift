@@ -1,0 +1,89 @@
+import Foundation
+import SyncClient
+import SyncCore
+
+/// A remote file, directory or symlink written to disk one by one (see
+/// `RemoteApplier+Batch` for small new files).
+extension RemoteApplier {
+    /// Writes `entry` to disk and records it, unless the path's base changed
+    /// since it was planned against `plannedBase` (a push of this path landed
+    /// meanwhile): then it throws `changedMeanwhile` and is planned again.
+    func materialize(_ entry: WireEntry, expected: FileStat?, plannedBase: BaseRecord?) async throws {
+        var update = IndexUpdate()
+        update.bases.append(Self.base(entry))
+        switch entry.kind {
+        case .directory:
+            update.locals.append(Self.local(entry, stat: try materializer.makeDirectory(entry.path, mode: entry.mode)))
+            try index.record(folder: folder, update, ifBase: plannedBase, at: entry.path)
+        case .symlink:
+            let stat = try materializer.makeSymlink(entry.path, target: entry.symlinkTarget ?? "", expected: expected)
+            update.locals.append(Self.local(entry, stat: stat))
+            try index.record(folder: folder, update, ifBase: plannedBase, at: entry.path)
+        case .file:
+            let source = try index.localFile(folder: folder, contentHash: entry.contentHash).map(\.path)
+            let localChunks = source == nil ? try reusableChunks(for: entry) : nil
+            let folder = self.folder, remote = self.remote, progress = self.progress, path = entry.path
+            let early = update
+            // The index is written just before the rename; if that fails, what it said before is put back.
+            let before = try index.records(folder: folder, paths: [path])
+            var recorded = false
+            await progress.begin(path: path, direction: "download", total: entry.size)
+            let final: FileStat
+            do {
+                let written = try await materializer.writeFile(
+                entry, expected: expected, copySource: source == entry.path ? nil : source, localChunks: localChunks,
+                fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) }, lookahead: fetchConcurrency,
+                progress: { bytes in await progress.advance(path: path, by: bytes) },
+                beforeRename: { staged in
+                    var update = early.adding(local: Self.local(entry, stat: staged))
+                    update.intents = [DownloadIntent(
+                        path: path, stagedInode: staged.inode, previousLocal: before.local[path], previousBase: before.base[path])]
+                    try index.record(folder: folder, update, ifBase: plannedBase, at: path)
+                    recorded = true
+                    CrashPoint.reached(.beforeRename, path: path)
+                })
+                final = written.stat
+                if let localChunks {
+                    logger.info(
+                        "downloaded with local chunks",
+                        metadata: [
+                            "path": "\(path)", "fetched_bytes": "\(written.fetched)", "size": "\(entry.size)",
+                            "local_chunks_from": "\(localChunks.files.joined(separator: ", "))",
+                        ])
+                }
+            } catch {
+                await progress.end(paths: [path])
+                if recorded {
+                    try index.restore(
+                        folder: folder, path: path, local: before.local[path], base: before.base[path], onlyOver: Self.base(entry))
+                }
+                throw error
+            }
+            await progress.end(paths: [path])
+            var late = IndexUpdate()
+            late.locals.append(Self.local(entry, stat: final))
+            late.landed = [path]
+            try index.record(folder: folder, late)
+        }
+    }
+
+    /// Chunks of `entry` already on disk: in the file at its path (the version
+    /// being replaced), at the path it moved from, or in other local files whose
+    /// chunk lists share some (a few at most).
+    func reusableChunks(for entry: WireEntry) throws -> LocalChunks? {
+        guard entry.chunks.count > 1 else { return nil }  // a one-chunk file changed as a whole
+        let wanted = Set(entry.chunks)
+        let named = [entry.path] + (entry.movedFrom.map { [$0] } ?? [])
+        var candidates = try index.records(folder: folder, paths: named).local
+        for record in try index.localFiles(folder: folder, sharingChunksWith: Array(wanted), limit: 4) {
+            candidates[record.path] = candidates[record.path] ?? record
+        }
+        var found = LocalChunks()
+        for path in named + candidates.keys.filter({ !named.contains($0) }).sorted() {
+            guard let record = candidates[path], record.kind == .file else { continue }
+            found.add(file: path, in: materializer.folder, known: record.chunks, wanted: wanted, chunker: materializer.chunker)
+            if found.refs.count == wanted.count { break }
+        }
+        return found.isEmpty ? nil : found
+    }
+}

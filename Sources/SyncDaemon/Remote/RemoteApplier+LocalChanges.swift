@@ -1,0 +1,71 @@
+import Foundation
+import SyncClient
+import SyncCore
+
+/// What a remote entry does to a path that is already there: renamed for a move,
+/// moved to the trash for a delete, set aside as a conflict copy.
+extension RemoteApplier {
+    /// A remote move of an unchanged file: rename it locally (nothing copied,
+    /// nothing trashed). False when either side is not as planned (the local
+    /// file was edited, or something is at the new path): then the entries are
+    /// applied one by one as usual.
+    func renameLocal(from tombstone: WireEntry, to entry: WireEntry) throws -> Bool {
+        let records = try index.records(folder: folder, paths: [tombstone.path, entry.path])
+        let (oldView, oldStat) = try materializer.inspect(tombstone.path, record: records.local[tombstone.path])
+        guard let oldStat, oldView.kind == .file, oldView.contentHash == entry.contentHash,
+            Planner.plan(local: oldView, base: records.base[tombstone.path], remote: tombstone) == .deleteLocal
+        else { return false }
+        let (newView, _) = try materializer.inspect(entry.path, record: records.local[entry.path])
+        guard !newView.exists, Planner.plan(local: newView, base: records.base[entry.path], remote: entry) == .download else {
+            return false
+        }
+        let moved = try materializer.move(tombstone.path, to: entry.path, expected: oldStat, mode: entry.mode, mtimeNs: entry.mtimeNs)
+        var update = IndexUpdate()
+        update.bases.append(Self.base(tombstone))
+        update.bases.append(Self.base(entry))
+        update.removedLocals.append(tombstone.path)
+        update.locals.append(Self.local(entry, stat: moved))
+        try index.record(folder: folder, update)
+        return true
+    }
+
+    /// Removes the local path for a remote delete, if it is still what was planned
+    /// against (`expected`): a version written since then is the user's, and stays.
+    func deleteLocal(
+        _ entry: WireEntry, kind: EntryKind, expected: FileStat?, before: (local: LocalRecord?, base: BaseRecord?),
+        stamp: String, into outcome: inout Outcome
+    ) throws {
+        var update = IndexUpdate()
+        update.bases.append(Self.base(entry))
+        update.removedLocals.append(entry.path)
+        // Record first: the events our own removal causes must not be pushed back.
+        try index.record(folder: folder, update, ifBase: before.base, at: entry.path)
+        // (A `catch … where` on this typed throw hangs the Swift 6.3 optimizer: keep it a plain catch.)
+        do {
+            try materializer.moveToTrash(entry.path, kind: kind, stamp: stamp, expected: kind == .directory ? nil : expected)
+        } catch {
+            if error.code == .changedMeanwhile {
+                // Written since it was planned: put the records back and plan again (an edit
+                // beats the delete).
+                try index.restore(
+                    folder: folder, path: entry.path, local: before.local, base: before.base, onlyOver: Self.base(entry))
+                throw error
+            }
+            guard error.code == .notEmpty else { throw error }
+            // New local files inside: the directory stays, and comes back on the server.
+            outcome.pushes.append(entry.path)
+        }
+    }
+
+    /// Keeps the local version next to the path as a conflict copy (pushed
+    /// too), then puts the remote version at the path.
+    func resolveConflict(_ entry: WireEntry, localHash: String, device: String, into outcome: inout Outcome) async throws {
+        let copy = ConflictName.make(for: entry.path, device: device, at: Date())
+        try materializer.rename(entry.path, to: copy)
+        outcome.pushes.append(copy)
+        outcome.conflicts += 1
+        try index.recordConflict(
+            folder: folder, path: copy, remoteRev: entry.rev, localHash: localHash, remoteHash: entry.contentHash)
+        try await materialize(entry, expected: nil, plannedBase: try index.baseRecord(folder: folder, path: entry.path))
+    }
+}
