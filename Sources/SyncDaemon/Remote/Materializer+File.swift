@@ -17,14 +17,7 @@ extension Materializer {
         beforeRename: (FileStat) throws -> Void
     ) async throws -> (stat: FileStat, fetched: Int64) {
         let path = entry.path
-        let target = try locate(path, create: true)
-        let staging = target.sibling(Self.stagingName())
-        let fd: Int32
-        do {
-            fd = try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
-        } catch {
-            throw MaterializeError(error)
-        }
+        let (target, staging, fd) = try openStaging(for: path)
         var keep = false
         defer {
             close(fd)

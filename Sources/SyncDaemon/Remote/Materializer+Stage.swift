@@ -19,14 +19,7 @@ extension Materializer {
     /// or renamed into place.
     func stage(_ entry: WireEntry, chunks: [String: [UInt8]]) throws(MaterializeError) -> StagedFile {
         let path = entry.path
-        let target = try locate(path, create: true)
-        let staging = target.sibling(Self.stagingName())
-        let fd: Int32
-        do {
-            fd = try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
-        } catch {
-            throw MaterializeError(error)
-        }
+        let (target, staging, fd) = try openStaging(for: path)
         var keep = false
         defer {
             close(fd)
@@ -47,6 +40,18 @@ extension Materializer {
         }
         keep = true
         return StagedFile(entry: entry, target: target, staging: staging, stat: staged)
+    }
+
+    /// A new, empty staging file beside `path`'s target (parents created as needed), open
+    /// for writing; the caller closes it, and unlinks it unless it is renamed into place.
+    func openStaging(for path: String) throws(MaterializeError) -> (target: Located, staging: Located, fd: Int32) {
+        let target = try locate(path, create: true)
+        let staging = target.sibling(Self.stagingName())
+        do {
+            return (target, staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600))
+        } catch {
+            throw MaterializeError(error)
+        }
     }
 
     /// One `syncfs(2)` on the folder's file system: everything staged so far is on disk.
