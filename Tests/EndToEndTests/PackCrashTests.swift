@@ -88,4 +88,34 @@ struct PackCrashTests {
         #expect(check.hasPrefix("storage check: ok"), "\(check)")
         print("pack crash: 5 kills, \(committed.count) acknowledged files, \(tree.count) in the tree, \(checked) chunks read back")
     }
+
+    @Test func storageCheckNamesARottedChunkAndExitsNonZero() async throws {
+        let tmp = try TemporaryDirectory("storage-check")
+        defer { tmp.remove() }
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        let credential = try server.provision(folder: "docs", device: "writer")
+        try await server.start()
+        let client = server.client(credential: credential)
+        let bytes = pseudoRandomBytes(count: 10_000, seed: 4_001)
+        let hash = Hashing.sha256Hex(bytes)
+        try await client.putChunk(folder: "docs", hash: hash, bytes: bytes)
+        let change = CommitChange(
+            path: "notes/a.bin", baseRev: 0, kind: .file, size: Int64(bytes.count), mtimeNs: 1_700_000_000_000_000_000,
+            mode: 0o644, chunks: [hash], contentHash: Hashing.contentHash(chunks: [hash]), deleted: false)
+        _ = try await client.commit(folder: "docs", changes: [change])
+        server.stop()
+        #expect(try server.admin(["storage", "check"]).hasPrefix("storage check: ok: 1 chunk(s)"))
+
+        // Bit rot in the middle of the only record of the only pack.
+        let packs = server.dir + "/data/packs"
+        let pack = try #require(try FileManager.default.contentsOfDirectory(atPath: packs).first { $0.hasSuffix(".pack") })
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: packs + "/" + pack))
+        try handle.seek(toOffset: 40 + 5_000)
+        try handle.write(contentsOf: [0xff, 0x00, 0xff])
+        try handle.close()
+        let result = try Process.capture(try Binaries.path("sync-server"), ["storage", "check", "--config", server.configPath])
+        #expect(result.status == 1)
+        #expect(result.out.contains("docs/notes/a.bin rev 1: chunk \(hash): damaged"), "\(result.out)")
+        #expect(result.err.contains("1 of 1 referenced chunk(s) missing or damaged"), "\(result.err)")
+    }
 }
