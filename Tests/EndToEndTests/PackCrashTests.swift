@@ -11,17 +11,23 @@ struct PackCrashTests {
     /// What a writer saw acknowledged: path → its chunks (the latest commit that returned ok).
     actor Acknowledged {
         var files: [String: [String]] = [:]
+        /// The last errors writers saw, newest first (the kill, or a failure to report).
+        var errors: [String] = []
+        var roundOver = false
         func record(_ path: String, _ chunks: [String]) { files[path] = chunks }
+        func failed(_ writer: Int, _ error: any Error) { errors.insert("writer \(writer): \(error)", at: 0) }
+        func endRound(_ over: Bool) { roundOver = over }
     }
 
-    /// Uploads and commits files until the server goes away; the chunks of each file are
-    /// sent as one batch (small) or one PUT each (a bigger one now and then).
-    static func writeUntilKilled(
+    /// Uploads and commits files until the round is over, trying again after an error (the
+    /// server being killed, or a connection it left behind); the chunks of each file are sent
+    /// as one batch (small) or one PUT each (a bigger one now and then).
+    static func writeUntilTheRoundEnds(
         client: RemoteClient, writer: Int, round: Int, seed: UInt64, acknowledged: Acknowledged
     ) async {
         var rng = SplitMix64(seed: seed)
         var index = 0
-        while true {
+        while await !acknowledged.roundOver {
             index += 1
             let path = "w\(writer)/r\(round)/f\(index).bin"
             let count = rng.int(in: 1...3)
@@ -44,7 +50,8 @@ struct PackCrashTests {
                 let reply = try await client.commit(folder: "docs", changes: [change])
                 if reply.results.first?.status == .ok { await acknowledged.record(path, hashes) }
             } catch {
-                return  // the server was killed
+                await acknowledged.failed(writer, error)
+                do { try await Task.sleep(for: .milliseconds(50)) } catch { return }
             }
         }
     }
@@ -57,20 +64,29 @@ struct PackCrashTests {
         let acknowledged = Acknowledged()
         var rng = SplitMix64(seed: 0x9ac4)
         for round in 0..<5 {
+            await acknowledged.endRound(false)
             try await server.start()
             let client = server.client(credential: credential)
             let writers = (0..<3).map { writer in
                 let seed = rng.next()
-                return Task { await Self.writeUntilKilled(client: client, writer: writer, round: round, seed: seed, acknowledged: acknowledged) }
+                return Task { await Self.writeUntilTheRoundEnds(client: client, writer: writer, round: round, seed: seed, acknowledged: acknowledged) }
             }
-            try await Task.sleep(for: .milliseconds(rng.int(in: 400...1500)))
+            // Kill in the middle of the writing, once this round has acknowledged a few commits
+            // (a loaded machine can take seconds for the first ones).
+            let before = await acknowledged.files.count
+            let busy = try await waitUntil(deadline: .now + .seconds(90), poll: .milliseconds(20)) {
+                await acknowledged.files.count >= before + 5
+            }
+            let errors = await acknowledged.errors.prefix(3)
+            #expect(busy, "round \(round): no commits acknowledged; last errors: \(errors)")
+            try await Task.sleep(for: .milliseconds(rng.int(in: 0...400)))
             server.kill9()
+            await acknowledged.endRound(true)
             for writer in writers { await writer.value }
         }
         try await server.start()
         let client = server.client(credential: credential)
         let committed = await acknowledged.files
-        #expect(committed.count > 20, "too few commits to mean anything: \(committed.count)")
         let tree = try await client.tree(folder: "docs")
         for (path, chunks) in committed {
             #expect(tree[path]?.chunks == chunks, "\(path) acknowledged but not in the tree as committed")
