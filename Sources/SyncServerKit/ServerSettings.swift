@@ -5,7 +5,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var host: String
     /// TCP port; 0 asks the kernel for a free one (reported through `onListening`).
     public var port: Int
-    /// Absolute directory holding `metadata.sqlite` and `chunks/`.
+    /// Absolute directory holding `metadata.sqlite` and `packs/` (and `chunks/`, the chunk
+    /// files of data directories written before packs, until they are imported).
     public var dataDir: String
     /// How long superseded versions are kept in the history.
     public var retention: Duration
@@ -37,5 +38,9 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     var metadataPath: String { dataDir + "/metadata.sqlite" }
+    /// Where chunk files were kept before packs (imported into packs at start).
     var chunksPath: String { dataDir + "/chunks" }
+    var packsPath: String { dataDir + "/packs" }
+    /// A pack is sealed once the next upload would take it past this (tests make it small).
+    var packRotationBytes: Int64 = ChunkStore.defaultRotation
 }

@@ -39,7 +39,14 @@ public final class SyncServer: Sendable {
         self.settings = settings
         self.logger = logger
         self.metadata = try MetadataStore(path: settings.metadataPath)
-        self.chunks = try ChunkStore(root: settings.chunksPath)
+        self.chunks = try ChunkStore(
+            packsDir: settings.packsPath, legacyRoot: settings.chunksPath, metadata: metadata,
+            rotateAt: settings.packRotationBytes, logger: logger)
+        do {
+            try chunks.recover()
+        } catch {
+            throw APIError.internalError("cannot check the chunk store of \(settings.dataDir): \(error)", cause: error)
+        }
         self.admin = ServerAdmin(metadata: metadata)
         self.tokens = TokenStore(lifetime: settings.tokenLifetime)
         self.notifier = ChangeNotifier()

@@ -16,7 +16,7 @@ struct SyncServerCommand: AsyncParsableCommand {
               sync-server device add --name laptop --folder docs --config sync-server.toml > credential
               sync-server serve --config sync-server.toml
             """,
-        subcommands: [Serve.self, FolderCommand.self, DeviceCommand.self, HistoryCommand.self],
+        subcommands: [Serve.self, FolderCommand.self, DeviceCommand.self, HistoryCommand.self, StorageCommand.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -174,6 +174,32 @@ struct HistoryCommand: AsyncParsableCommand {
             Output.line("REV\tSIZE\tCONTENT_HASH\tDELETED\tDEVICE")
             for v in versions {
                 Output.line("\(v.rev)\t\(v.size)\t\(v.contentHash)\t\(v.deleted ? "yes" : "no")\t\(v.device ?? "-")")
+            }
+        }
+    }
+}
+
+struct StorageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "storage", abstract: "Check the chunk store.", subcommands: [Check.self])
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify that every chunk an entry or a kept version references is stored intact.",
+            discussion: """
+                Reads every referenced chunk from its pack and checks it against its hash. Prints one line \
+                per problem (FOLDER/PATH rev REV: chunk HASH: reason) and exits 1 if there is any; otherwise \
+                prints a one-line summary and exits 0. Read-only: safe while the server runs.
+                """)
+
+        @OptionGroup var options: ConfigOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let report = try await StorageCheck.run(dataDir: try options.settings().dataDir)
+                for problem in report.problems { Output.line(problem.description) }
+                guard report.problems.isEmpty else { throw CommandFailure(report.summary) }
+                Output.line(report.summary)
             }
         }
     }

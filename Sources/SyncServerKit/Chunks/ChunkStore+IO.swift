@@ -5,106 +5,85 @@ import SyncCore
 extension ChunkStore {
     /// Stores one verified chunk; false if it was already there.
     func store(hash: String, bytes: ByteBuffer) async throws -> Bool {
-        try await offload {
-            try bytes.withUnsafeReadableBytes { try self.storeBlocking(hash: hash, bytes: $0) }
-        }
+        try await store(records: [(hash, ArraySlice(bytes.readableBytesView))]) == 1
     }
 
-    /// Stores verified batch records; returns how many were new.
+    /// Stores verified chunks: the ones the index lacks are appended to the current pack in
+    /// one write and one `fdatasync`, then indexed in one transaction. Returns how many were new.
     func store(records: [(hash: String, bytes: ArraySlice<UInt8>)]) async throws -> Int {
-        let records = records.map { BatchRecord(hash: $0.hash, bytes: $0.bytes) }
-        return try await offload {
-            var stored = 0
-            for record in records {
-                let created = try record.bytes.withUnsafeBytes { try self.storeBlocking(hash: record.hash, bytes: $0) }
-                if created { stored += 1 }
-            }
-            return stored
+        let known = try await index.locations(of: records.map(\.hash))
+        var batch = PackBatch()
+        var queued = Set<String>()
+        for record in records where known[record.hash] == nil && queued.insert(record.hash).inserted {
+            record.bytes.withUnsafeBytes { batch.add(hash: record.hash, bytes: $0) }
         }
+        guard !batch.isEmpty else { return 0 }
+        return try await append(batch).filter { $0 }.count
     }
 
-    private struct BatchRecord: Sendable {
-        var hash: String
-        var bytes: ArraySlice<UInt8>
-    }
-
-    /// temp file + rename, no fsync (see `syncIfNeeded`).
-    func storeBlocking(hash: String, bytes: UnsafeRawBufferPointer) throws -> Bool {
-        let final = path(for: hash)
-        if access(final, F_OK) == 0 { return false }
-        let temp = "\(tmpDir)/\(hash).\(RandomHex.make(bytes: 6))"
+    /// Appends (durably) and indexes `batch`; per record, whether its index row is new.
+    func append(_ batch: PackBatch) async throws -> [Bool] {
+        let writer = self.writer
+        let appended: PackWriter.Appended
         do {
-            let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw StoreIOError(operation: "open", path: temp, code: errno) }
-            do {
-                try POSIX.writeAll(fd: fd, bytes, path: temp)
-            } catch {
-                close(fd)
-                throw error
-            }
-            guard close(fd) == 0 else { throw StoreIOError(operation: "close", path: temp, code: errno) }
-            if rename(temp, final) != 0 {
-                guard errno == ENOENT else { throw StoreIOError(operation: "rename", path: final, code: errno) }
-                try makeFanOutDirectories(for: hash)
-                guard rename(temp, final) == 0 else {
-                    throw StoreIOError(operation: "rename", path: final, code: errno)
-                }
-            }
+            appended = try await offload { try writer.append(batch) }
         } catch let error as StoreIOError {
-            unlink(temp)
             throw error.apiError
         }
-        noteWritten()
-        return true
+        try await seal(appended.sealed)
+        let located = zip(batch.records, appended.locations).map { (hash: $0.hash, location: $1) }
+        return try await index.insert(located, pack: appended.locations[0].pack, durableLength: appended.durableLength)
     }
 
-    /// Creates `ab` and `ab/cd` under the root (two mkdirs, not a walk from `/`).
-    private func makeFanOutDirectories(for hash: String) throws(StoreIOError) {
-        let parent = "\(root)/\(hash.prefix(2))"
-        let leaf = "\(parent)/\(hash.dropFirst(2).prefix(2))"
-        for directory in [parent, leaf] where mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw StoreIOError(operation: "mkdir", path: directory, code: errno)
-        }
+    /// Hands packs the writer closed to the blob store and records them as sealed.
+    private func seal(_ packs: [PackID]) async throws {
+        for pack in packs { try await blobs.put(pack: pack, file: packFiles.path(of: pack)) }
+        try await index.markSealed(packs)
     }
 
-    /// The chunk's bytes (or the requested part of them); nil if not stored.
+    /// The chunk's bytes (or the requested part of them); nil if not stored. The whole
+    /// chunk is read and checked against its hash first: damaged bytes are never served.
     func read(hash: String, rangeHeader: String?) async throws -> ChunkRead? {
-        let path = path(for: hash)
-        return try await offload {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                if errno == ENOENT { return nil }
-                throw StoreIOError(operation: "open", path: path, code: errno).apiError
-            }
-            defer { close(fd) }
-            var info = stat()
-            guard fstat(fd, &info) == 0 else { throw StoreIOError(operation: "fstat", path: path, code: errno).apiError }
-            let size = Int64(info.st_size)
-            let range: Range<Int64>
-            switch ByteRange(header: rangeHeader, size: size) {
-            case .unsatisfiable: return ChunkRead(bytes: ByteBuffer(), range: nil, total: size, satisfiable: false)
-            case .whole: range = 0..<size
-            case .part(let part): range = part
-            }
-            var buffer = ByteBufferAllocator().buffer(capacity: Int(range.count))
-            var offset = range.lowerBound
-            while offset < range.upperBound {
-                let want = Int(range.upperBound - offset)
-                var n = 0
-                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { out in
-                    n = pread(fd, out.baseAddress!, want, off_t(offset))
-                    return max(n, 0)
-                }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreIOError(operation: "read", path: path, code: errno).apiError
-                }
-                if n == 0 { break }
-                offset += Int64(n)
-            }
-            let partial = range.count == size ? nil : range
-            return ChunkRead(bytes: buffer, range: partial, total: size, satisfiable: true)
+        guard let location = try await index.locations(of: [hash])[hash] else { return nil }
+        let bytes = try await readChecked(hash: hash, at: location)
+        let size = location.length
+        let range: Range<Int64>
+        switch ByteRange(header: rangeHeader, size: size) {
+        case .unsatisfiable: return ChunkRead(bytes: ByteBuffer(), range: nil, total: size, satisfiable: false)
+        case .whole: range = 0..<size
+        case .part(let part): range = part
         }
+        let buffer = ByteBuffer(bytes: bytes[Int(range.lowerBound)..<Int(range.upperBound)])
+        return ChunkRead(bytes: buffer, range: range.count == size ? nil : range, total: size, satisfiable: true)
+    }
+
+    /// A chunk's bytes from its pack, checked against its hash.
+    func readChecked(hash: String, at location: ChunkLocation) async throws -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try await blobs.read(pack: location.pack, ranges: [location.offset..<location.recordEnd])[0]
+        } catch let error as StoreIOError {
+            throw APIError.chunkDamaged(hash, location: location, packsDir: packsDir, reason: "cannot be read: \(error)")
+        }
+        let actual = try await offload { Hashing.sha256Hex(bytes) }
+        guard actual == hash else {
+            throw APIError.chunkDamaged(hash, location: location, packsDir: packsDir, reason: "its bytes hash to \(actual)")
+        }
+        return bytes
+    }
+}
+
+extension APIError {
+    static let chunkDamagedCode = Code(rawValue: "chunk_damaged")
+
+    /// 500 `chunk_damaged`: the index has the chunk but its stored bytes are unreadable or
+    /// no longer match its hash (a server-side fault: the operator runs `storage check`).
+    static func chunkDamaged(_ hash: String, location: ChunkLocation, packsDir: String, reason: String) -> APIError {
+        APIError(
+            chunkDamagedCode, status: .internalServerError,
+            "chunk \(hash) is damaged on the server (\(packsDir)/\(PackName.file(location.pack)) at offset "
+                + "\(location.offset), \(location.length) bytes): \(reason); not served. "
+                + "Run `sync-server storage check` on the server.")
     }
 }
 
@@ -112,45 +91,50 @@ extension ChunkStore {
     /// The stored chunks among `hashes` as one chunk batch body, in request order without
     /// duplicates, absent ones left out, stopping before a record would take the body past
     /// `limit` (the first record is always sent). Each chunk is checked against its hash
-    /// as it is read: one whose bytes do not match is left out (and logged by the caller
-    /// as missing), never served.
+    /// as it is read: one that is damaged is left out (the client asks again, or reports it
+    /// missing) and logged, never served.
     func batch(of hashes: [String], limit: Int) async throws -> ByteBuffer {
-        try await offload {
-            var out = ByteBufferAllocator().buffer(capacity: 0)
-            var seen = Set<String>()
-            for hash in hashes where seen.insert(hash).inserted {
-                guard let bytes = try self.readBlocking(hash) else { continue }
-                if out.readableBytes > 0 && out.readableBytes + ChunkBatch.headerSize + bytes.count > limit { break }
-                guard Hashing.sha256Hex(bytes) == hash, let raw = Hashing.rawBytes(hex: hash) else { continue }
-                out.writeBytes(raw)
-                out.writeInteger(UInt64(bytes.count), endianness: .big)
-                out.writeBytes(bytes)
-            }
-            return out
+        let found = try await index.locations(of: hashes)
+        var seen = Set<String>()
+        var chosen: [(hash: String, location: ChunkLocation)] = []
+        var size = 0
+        for hash in hashes where seen.insert(hash).inserted {
+            guard let location = found[hash] else { continue }
+            let record = PackRecord.headerSize + Int(location.length)
+            if size > 0 && size + record > limit { break }
+            chosen.append((hash, location))
+            size += record
         }
+        var bytes: [String: [UInt8]] = [:]
+        for (pack, items) in Dictionary(grouping: chosen, by: { $0.location.pack }) {
+            do {
+                let parts = try await blobs.read(pack: pack, ranges: items.map { $0.location.offset..<$0.location.recordEnd })
+                for (item, part) in zip(items, parts) { bytes[item.hash] = part }
+            } catch let error as StoreIOError {
+                logger.error("chunks of \(packsDir)/\(PackName.file(pack)) left out of a fetch: \(error)")
+            }
+        }
+        let records = chosen.compactMap { item in bytes[item.hash].map { (hash: item.hash, bytes: $0) } }
+        let (body, damaged) = try await offload { Self.encodeChecked(records) }
+        for hash in damaged {
+            logger.error("chunk \(hash) left out of a fetch: its stored bytes no longer match its hash (run `sync-server storage check`)")
+        }
+        return body
     }
 
-    /// A whole chunk's bytes; nil if not stored.
-    func readBlocking(_ hash: String) throws -> [UInt8]? {
-        let path = path(for: hash)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            throw StoreIOError(operation: "open", path: path, code: errno).apiError
+    private static func encodeChecked(_ records: [(hash: String, bytes: [UInt8])]) -> (ByteBuffer, [String]) {
+        var out = ByteBufferAllocator().buffer(capacity: records.reduce(0) { $0 + PackRecord.headerSize + $1.bytes.count })
+        var damaged: [String] = []
+        for record in records {
+            guard Hashing.sha256Hex(record.bytes) == record.hash, let raw = Hashing.rawBytes(hex: record.hash) else {
+                damaged.append(record.hash)
+                continue
+            }
+            out.writeBytes(raw)
+            out.writeInteger(UInt64(record.bytes.count), endianness: .big)
+            out.writeBytes(record.bytes)
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw StoreIOError(operation: "fstat", path: path, code: errno).apiError }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw StoreIOError(operation: "read", path: path, code: errno).apiError }
-            if n == 0 { break }
-            done += n
-        }
-        return done == bytes.count ? bytes : Array(bytes[0..<done])
+        return (out, damaged)
     }
 }
 

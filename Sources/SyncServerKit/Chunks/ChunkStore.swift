@@ -1,105 +1,98 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Logging
 import NIOCore
 import NIOPosix
 import SyncCore
 
-/// Content-addressed chunk files: `chunks/ab/cd/<hash>`, written to
-/// `chunks/tmp` and renamed into place (no per-file fsync). Before metadata
-/// that references new chunks is committed, `syncIfNeeded()` makes them
-/// durable with one `syncfs(2)`. Blocking file I/O runs on a NIO thread pool,
-/// never on an event loop.
+/// Content-addressed chunks kept in pack files (`data_dir/packs/<id>.pack`, appended by one
+/// `PackWriter`), found through the chunk index in the metadata database. An upload is
+/// appended, fsynced once (one `fdatasync` per upload request, not per chunk), and only
+/// then indexed: whatever the index holds is on disk, so a commit that checked its chunks
+/// against the index references only durable chunks. Reads are ranged reads of packs,
+/// through the `BlobStore` seam. Blocking file I/O runs on a NIO thread pool, never on an
+/// event loop.
+///
+/// Before serving, `recover()` checks the packs the last run left open (cutting a torn
+/// tail) and imports chunk files of the old layout (`chunks/ab/cd/<hash>`).
 final class ChunkStore: Sendable {
-    let root: String
-    let tmpDir: String
+    let packsDir: String
+    /// Where the chunk files of the old layout are (`data_dir/chunks`).
+    let legacyRoot: String
+    let index: ChunkIndex
+    let packFiles: FilesystemBlobStore
+    let writer: PackWriter
+    let logger: Logger
     private let threadPool: NIOThreadPool
-    private let state = NIOLockedValueBox(SyncState())
 
-    struct SyncState {
-        /// Chunks renamed into place so far (monotonic).
-        var written: UInt64 = 0
-        /// `written` as of the last completed syncfs.
-        var synced: UInt64 = 0
-        var syncCalls = 0
-    }
+    /// Packs are sealed once the next upload would take them past this (~64 MiB).
+    static let defaultRotation: Int64 = 64 << 20
 
-    init(root: String, threadPool: NIOThreadPool = .singleton) throws {
-        self.root = root
-        self.tmpDir = root + "/tmp"
-        self.threadPool = threadPool
+    var blobs: any BlobStore { packFiles }
+
+    init(
+        packsDir: String, legacyRoot: String, metadata: MetadataStore, rotateAt: Int64 = defaultRotation,
+        logger: Logger = Logger(label: "sync-server.chunks", factory: { _ in SwiftLogNoOpLogHandler() }),
+        threadPool: NIOThreadPool = .singleton
+    ) throws {
+        let index = ChunkIndex(pool: metadata.pool)
+        let files = FilesystemBlobStore(directory: packsDir, threadPool: threadPool)
+        let nextID: PackID
         do {
-            try POSIX.makeDirectories(tmpDir)
+            try POSIX.makeDirectories(packsDir)
+            let known = try files.listBlocking().keys.max() ?? 0
+            let recorded = try index.packRows().keys.max() ?? 0
+            nextID = max(known, recorded) + 1
         } catch {
-            throw APIError.internalError("cannot create chunk directory: \(error)", cause: error)
+            throw APIError.internalError("cannot open the chunk store in \(packsDir): \(error)", cause: error)
         }
-        // Leftovers of interrupted uploads.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmpDir)) ?? [] {
-            unlink(tmpDir + "/" + name)
-        }
+        self.packsDir = packsDir
+        self.legacyRoot = legacyRoot
+        self.index = index
+        self.packFiles = files
+        // A new pack at every start: packs of earlier runs are only ever read.
+        self.writer = PackWriter(directory: packsDir, rotateAt: rotateAt, nextID: nextID)
+        self.logger = logger
+        self.threadPool = threadPool
     }
 
-    func path(for hash: String) -> String {
-        let chars = Array(hash.utf8)
-        let a = String(decoding: chars[0..<2], as: UTF8.self), b = String(decoding: chars[2..<4], as: UTF8.self)
-        return "\(root)/\(a)/\(b)/\(hash)"
-    }
-
-    /// Number of syncfs calls made (for tests and metrics).
-    var syncCalls: Int { state.withLockedValue { $0.syncCalls } }
+    /// `fdatasync` calls made by uploads so far (for tests and metrics).
+    var syncCalls: Int { writer.syncs }
 
     /// Runs blocking work on the thread pool.
     func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await threadPool.runIfActive(body)
     }
 
-    // MARK: Queries
+    // MARK: Queries (the index, never the file system)
 
     /// Size of each stored chunk among `hashes` (valid hex); absent ones are left out.
     func sizes(of hashes: [String]) async throws -> [String: Int64] {
-        try await offload {
-            var sizes: [String: Int64] = [:]
-            for hash in hashes {
-                if let size = self.sizeBlocking(hash) { sizes[hash] = size }
-            }
-            return sizes
-        }
+        try await index.locations(of: hashes).mapValues(\.length)
     }
 
     /// The hashes among `hashes` that are not stored, in request order, without duplicates.
     func missing(_ hashes: [String]) async throws -> [String] {
-        try await offload {
-            var seen = Set<String>()
-            return hashes.filter { seen.insert($0).inserted && self.sizeBlocking($0) == nil }
-        }
+        let found = try await index.locations(of: hashes)
+        var seen = Set<String>()
+        return hashes.filter { seen.insert($0).inserted && found[$0] == nil }
     }
 
-    func sizeBlocking(_ hash: String) -> Int64? {
-        var info = stat()
-        return stat(path(for: hash), &info) == 0 ? Int64(info.st_size) : nil
-    }
+    // MARK: Start-up
 
-    // MARK: Durability
-
-    /// One `syncfs` if any chunk was written since the last one completed.
-    func syncIfNeeded() async throws {
-        let target = state.withLockedValue { $0.written > $0.synced ? $0.written : nil }
-        guard let target else { return }
-        let root = self.root
-        try await offload {
-            let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0 else { throw StoreIOError(operation: "open", path: root, code: errno) }
-            defer { close(fd) }
-            guard POSIX.syncFileSystem(fd: fd) == 0 else {
-                throw StoreIOError(operation: "syncfs", path: root, code: errno)
-            }
+    /// Checks the packs and imports old-layout chunk files; call once, before serving, with
+    /// no other process writing to this data directory.
+    func recover() throws {
+        let started = ContinuousClock.now
+        let packs = try PackRecovery.run(files: packFiles, index: index, logger: logger)
+        let legacy = try LegacyImport.run(root: legacyRoot, store: self)
+        if packs.verified > 0 || legacy.imported > 0 || legacy.damaged > 0 {
+            logger.info(
+                "chunk store checked",
+                metadata: [
+                    "packs_verified": "\(packs.verified)", "torn_bytes_cut": "\(packs.truncatedBytes)",
+                    "chunks_dropped": "\(packs.dropped.count)", "legacy_imported": "\(legacy.imported)",
+                    "legacy_damaged": "\(legacy.damaged)", "took": "\(ContinuousClock.now - started)",
+                ])
         }
-        state.withLockedValue {
-            $0.synced = max($0.synced, target)
-            $0.syncCalls += 1
-        }
-    }
-
-    func noteWritten() {
-        state.withLockedValue { $0.written += 1 }
     }
 }

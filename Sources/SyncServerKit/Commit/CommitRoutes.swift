@@ -18,11 +18,10 @@ struct CommitRoutes {
         let body = try await request.decodeJSON(CommitRequest.self, limit: RequestBodyLimit.commit)
         let checked = try CommitValidator.check(body)
         let idempotency = try CommitValidator.idempotency(of: body, checked: checked)
+        // The chunk index holds only chunks whose bytes were fsynced before they were
+        // indexed: what passes this check is durable before the commit references it.
         let sizes = try await chunks.sizes(of: checked.chunks)
         try CommitValidator.checkChunks(checked, sizes: sizes)
-        // Chunk files were renamed into place without fsync: make them durable
-        // before metadata that references them is.
-        try await chunks.syncIfNeeded()
         let started = ContinuousClock.now
         guard
             let response = try await metadata.commit(

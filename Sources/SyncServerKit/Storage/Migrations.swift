@@ -37,11 +37,35 @@ enum Migrations {
                 CREATE INDEX commit_replies_by_age ON commit_replies(created_at);
                 """)
         }
+        migrator.registerMigration("v6-chunk-index") { db in
+            // Chunks live in pack files (data_dir/packs); this says where each one is.
+            try db.execute(sql: v6ChunkIndex)
+        }
         return migrator
     }
 
     /// Names of all migrations, in order.
     static var names: [String] { migrator.migrations }
+
+    /// `packs`: every pack file the index may point into, with the length up to which its
+    /// bytes were fsynced before any index row pointing there was written, and whether the
+    /// writer closed it (`sealed`); a pack not sealed is verified record by record at start.
+    /// `chunk_index.offset` is where the chunk's bytes start (its record header is the 40
+    /// bytes before).
+    static let v6ChunkIndex = """
+        CREATE TABLE packs (
+            id INTEGER PRIMARY KEY NOT NULL,
+            durable_length INTEGER NOT NULL,
+            sealed INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE chunk_index (
+            hash TEXT PRIMARY KEY NOT NULL,
+            pack_id INTEGER NOT NULL REFERENCES packs(id),
+            offset INTEGER NOT NULL,
+            length INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX chunk_index_by_pack ON chunk_index(pack_id, offset);
+        """
 
     static let v2Moves = """
         ALTER TABLE entries ADD COLUMN moved_from TEXT;

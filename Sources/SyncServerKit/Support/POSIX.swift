@@ -8,20 +8,6 @@ import Darwin
 enum POSIX {
     static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
 
-    /// Flushes the whole file system holding `fd` (Linux `syncfs(2)`; Glibc's
-    /// Swift module does not export it, so it is looked up at run time; where
-    /// it is missing, `sync(2)`).
-    static func syncFileSystem(fd: Int32) -> Int32 {
-        #if os(Linux)
-        typealias SyncFS = @convention(c) (Int32) -> Int32
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") {
-            return unsafeBitCast(symbol, to: SyncFS.self)(fd)
-        }
-        #endif
-        sync()
-        return 0
-    }
-
     /// `mkdir -p` with mode 0700 for new directories.
     static func makeDirectories(_ path: String) throws(StoreIOError) {
         var current = path.hasPrefix("/") ? "" : "."
@@ -32,17 +18,72 @@ enum POSIX {
             }
         }
     }
+}
 
-    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
-    static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(StoreIOError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+extension POSIX {
+    /// Exactly `count` bytes of `fd` from `offset`; a file that ends first is an error
+    /// (EIO, "short read"), since callers ask only for bytes the index or a size promised.
+    static func readExactly(fd: Int32, offset: Int64, count: Int, path: String) throws(StoreIOError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreIOError(operation: "read", path: path, code: errno)
+            }
+            if n == 0 { throw StoreIOError(operation: "read (file ends before the chunk does)", path: path, code: EIO) }
+            done += n
+        }
+        return bytes
+    }
+
+    /// Writes all of `bytes` at `offset`, retrying short writes and EINTR.
+    static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws(StoreIOError) {
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw StoreIOError(operation: "write", path: path, code: errno)
             }
-            offset += n
+            done += n
+        }
+    }
+
+    static func dataSync(fd: Int32, path: String) throws(StoreIOError) {
+        while fdatasync(fd) != 0 {
+            if errno == EINTR { continue }
+            throw StoreIOError(operation: "fdatasync", path: path, code: errno)
+        }
+    }
+
+    /// fsync of a directory, so that names created in it are durable.
+    static func syncDirectory(_ path: String) throws(StoreIOError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreIOError(operation: "open", path: path, code: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StoreIOError(operation: "fsync", path: path, code: errno) }
+    }
+}
+
+extension POSIX {
+    /// The names in a directory (without `.` and `..`).
+    static func names(in directory: String) throws(StoreIOError) -> [String] {
+        guard let dir = opendir(directory) else { throw StoreIOError(operation: "opendir", path: directory, code: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// `rmdir` that leaves a directory that is not empty (or already gone) in place.
+    static func removeDirectoryIfEmpty(_ path: String) throws(StoreIOError) {
+        guard rmdir(path) == 0 || errno == ENOTEMPTY || errno == EEXIST || errno == ENOENT else {
+            throw StoreIOError(operation: "rmdir", path: path, code: errno)
         }
     }
 }

@@ -44,8 +44,8 @@ struct ChunkBatchTests {
                 #expect(response.status == .badRequest)
                 #expect(response.errorCode == "hash_mismatch")
                 #expect(response.text.contains(lie))
-                #expect(fixture.server.chunks.sizeBlocking(Make.hash(good)) == nil)
-                #expect(fixture.server.chunks.sizeBlocking(lie) == nil)
+                #expect(try await fixture.server.chunks.sizes(of: [Make.hash(good), lie]).isEmpty)
+                #expect(try fixture.server.chunks.packsOnDisk().values.allSatisfy { $0 == 0 })
             }
         }
     }

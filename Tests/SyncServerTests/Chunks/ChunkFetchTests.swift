@@ -36,8 +36,7 @@ struct ChunkFetchTests {
                 _ = try await client.putChunk(good, token: token)
                 _ = try await client.putChunk(rotten, token: token)
                 // Bit rot on the server's disk.
-                let path = fixture.server.chunks.path(for: Make.hash(rotten))
-                try Data("rotten chunK".utf8).write(to: URL(fileURLWithPath: path))
+                try await fixture.server.chunks.rot(Make.hash(rotten), at: 11)
                 let response = try await client.send(
                     .post, "/v1/folders/docs/chunks/fetch", token: token,
                     json: FetchChunksRequest(hashes: [Make.hash(rotten), Make.hash(good)]))

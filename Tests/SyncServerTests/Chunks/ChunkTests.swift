@@ -24,7 +24,8 @@ struct ChunkTests {
                 #expect(response.status == .badRequest)
                 #expect(response.errorCode == "hash_mismatch")
                 #expect(try await missing([claimed], client: client, token: token) == [claimed])
-                #expect(!FileManager.default.fileExists(atPath: fixture.server.chunks.path(for: claimed)))
+                #expect(fixture.server.chunks.syncCalls == 0)
+                #expect(try fixture.server.chunks.packsOnDisk().values.allSatisfy { $0 == 0 })
             }
         }
     }

@@ -1,0 +1,77 @@
+import Foundation
+import NIOPosix
+
+/// Where packs are kept: the seam between the chunk store and its storage. Packs are
+/// written locally by `PackWriter` (appends need a file); once sealed, a pack is handed to
+/// the blob store and never changes. Chunks are served with ranged reads of packs.
+///
+/// The filesystem implementation keeps packs where they were written, so `put` only
+/// checks. An S3-compatible implementation would upload the sealed file (`PUT` object,
+/// then delete the local copy), read with `GET` + `Range`, delete and list objects under
+/// a prefix; the pack still being written would stay local until sealed (not built yet:
+/// see docs/decisions/0011-pack-store.md).
+protocol BlobStore: Sendable {
+    /// Takes the sealed pack `pack`, whose bytes are the durable local file `file`.
+    func put(pack: PackID, file: String) async throws
+    /// The bytes of each of `ranges` of `pack`, in order; a range past the pack's end is an error.
+    func read(pack: PackID, ranges: [Range<Int64>]) async throws -> [[UInt8]]
+    func delete(pack: PackID) async throws
+    /// Every pack held, with its size in bytes.
+    func list() async throws -> [PackID: Int64]
+}
+
+/// Packs as files in one directory (`data_dir/packs`), the same one `PackWriter` appends in.
+/// Blocking work runs on a NIO thread pool, never on an event loop.
+struct FilesystemBlobStore: BlobStore {
+    let directory: String
+    let threadPool: NIOThreadPool
+
+    func path(of pack: PackID) -> String { directory + "/" + PackName.file(pack) }
+
+    func put(pack: PackID, file: String) async throws {
+        guard file == path(of: pack) else {
+            throw StoreIOError(operation: "put pack (the filesystem store keeps packs where they are written)", path: file, code: EXDEV)
+        }
+    }
+
+    func read(pack: PackID, ranges: [Range<Int64>]) async throws -> [[UInt8]] {
+        try await threadPool.runIfActive { try readBlocking(pack: pack, ranges: ranges) }
+    }
+
+    func readBlocking(pack: PackID, ranges: [Range<Int64>]) throws(StoreIOError) -> [[UInt8]] {
+        let path = path(of: pack)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreIOError(operation: "open pack", path: path, code: errno) }
+        defer { close(fd) }
+        var out: [[UInt8]] = []
+        out.reserveCapacity(ranges.count)
+        for range in ranges {
+            out.append(try POSIX.readExactly(fd: fd, offset: range.lowerBound, count: Int(range.count), path: path))
+        }
+        return out
+    }
+
+    func delete(pack: PackID) async throws {
+        let path = path(of: pack)
+        try await threadPool.runIfActive {
+            guard unlink(path) == 0 || errno == ENOENT else { throw StoreIOError(operation: "unlink", path: path, code: errno) }
+        }
+    }
+
+    func list() async throws -> [PackID: Int64] {
+        try await threadPool.runIfActive { try listBlocking() }
+    }
+
+    func listBlocking() throws(StoreIOError) -> [PackID: Int64] {
+        var packs: [PackID: Int64] = [:]
+        for name in try POSIX.names(in: directory) {
+            guard let id = PackName.id(of: name) else { continue }
+            var info = stat()
+            guard stat(directory + "/" + name, &info) == 0 else {
+                throw StoreIOError(operation: "stat", path: directory + "/" + name, code: errno)
+            }
+            packs[id] = Int64(info.st_size)
+        }
+        return packs
+    }
+}

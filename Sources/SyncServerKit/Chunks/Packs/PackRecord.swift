@@ -1,0 +1,89 @@
+import Foundation
+import SyncCore
+
+/// A pack file's id: its name is the id in 16 hex digits plus `.pack`.
+typealias PackID = Int64
+
+enum PackName {
+    static let suffix = ".pack"
+
+    static func file(_ id: PackID) -> String { String(format: "%016llx", UInt64(id)) + suffix }
+
+    /// The id in a pack file's name; nil for any other name.
+    static func id(of name: String) -> PackID? {
+        guard name.hasSuffix(suffix), name.utf8.count == 16 + suffix.utf8.count else { return nil }
+        return UInt64(name.dropLast(suffix.utf8.count), radix: 16).flatMap { PackID(exactly: $0) }
+    }
+}
+
+/// Where a chunk's bytes are: `offset` is the first byte of the chunk itself (its record
+/// header is the `PackRecord.headerSize` bytes before it).
+struct ChunkLocation: Sendable, Equatable {
+    var pack: PackID
+    var offset: Int64
+    var length: Int64
+
+    var recordStart: Int64 { offset - Int64(PackRecord.headerSize) }
+    var recordEnd: Int64 { offset + length }
+}
+
+/// One record of a pack: 32 raw SHA-256 bytes, the chunk's length as 8 bytes big-endian,
+/// the chunk's bytes (the chunk batch format of the wire). A pack is records back to back,
+/// so it can be verified, and its tail checked, without the index.
+enum PackRecord {
+    static let headerSize = ChunkBatch.headerSize
+
+    /// Appends one record for `bytes` (whose hash is `hash`, valid hex) to `out`.
+    static func append(hash: String, bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        guard let raw = Hashing.rawBytes(hex: hash) else {
+            preconditionFailure("PackRecord.append: \(hash) is not a hash (callers check)")
+        }
+        out.append(contentsOf: raw)
+        withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: bytes)
+    }
+
+    /// The hash (hex) and length named by a 40-byte header.
+    static func parseHeader(_ header: ArraySlice<UInt8>) -> (hash: String, length: UInt64) {
+        let hex = Hashing.hex(header.prefix(32))
+        let length = header.dropFirst(32).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return (hex, length)
+    }
+}
+
+/// A verified record found by `PackScan`.
+struct ScannedRecord: Sendable, Equatable {
+    var hash: String
+    var location: ChunkLocation
+}
+
+/// Reads a local pack file from its start, record by record, checking each chunk against
+/// its hash; stops at the first record that is cut short or does not match (a torn tail).
+enum PackScan {
+    struct Result: Sendable {
+        var records: [ScannedRecord]
+        /// End of the last good record: everything from here on is a torn tail.
+        var validEnd: Int64
+        var fileSize: Int64
+    }
+
+    static func scan(fd: Int32, pack: PackID, path: String) throws(StoreIOError) -> Result {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StoreIOError(operation: "fstat", path: path, code: errno) }
+        let size = Int64(info.st_size)
+        var records: [ScannedRecord] = []
+        var at: Int64 = 0
+        var buffer: [UInt8] = []
+        while size - at >= Int64(PackRecord.headerSize) {
+            let header = try POSIX.readExactly(fd: fd, offset: at, count: PackRecord.headerSize, path: path)
+            let (hash, length) = PackRecord.parseHeader(header[...])
+            let start = at + Int64(PackRecord.headerSize)
+            guard length <= UInt64(size - start) else { break }
+            buffer = try POSIX.readExactly(fd: fd, offset: start, count: Int(length), path: path)
+            guard Hashing.sha256Hex(buffer) == hash else { break }
+            records.append(ScannedRecord(hash: hash, location: ChunkLocation(pack: pack, offset: start, length: Int64(length))))
+            at = start + Int64(length)
+        }
+        return Result(records: records, validEnd: at, fileSize: size)
+    }
+}

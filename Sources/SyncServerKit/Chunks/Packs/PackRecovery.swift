@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+
+/// The start-up check of the packs, before the server serves. A pack that was sealed and
+/// still has the length recorded for it is trusted as is (`storage check` reads everything).
+/// Every other pack — the one the last run was appending to, one whose length differs from
+/// the durable length recorded, one the index does not know — is read record by record:
+/// the first record that is cut short or does not match its hash and everything after it
+/// is a torn tail, cut off; the index is made to agree with the records that verified (rows
+/// pointing at torn bytes are dropped, so `chunks/missing` reports those chunks and clients
+/// upload them again); then the pack is sealed. Uploads index a chunk only after its bytes
+/// were fsynced, so a chunk a commit references is never in a torn tail unless the disk
+/// lost data it had acknowledged.
+enum PackRecovery {
+    struct Report: Sendable {
+        var verified = 0
+        var truncatedBytes: Int64 = 0
+        /// Hashes whose index rows were dropped.
+        var dropped: [String] = []
+    }
+
+    static func run(files: FilesystemBlobStore, index: ChunkIndex, logger: Logger) throws -> Report {
+        var report = Report()
+        let rows = try index.packRows()
+        let sizes = try files.listBlocking()
+        for id in rows.keys.sorted() where sizes[id] == nil {
+            let lost = try index.dropPack(id)
+            report.dropped += lost
+            logger.error(
+                "pack \(files.path(of: id)) is missing: the \(lost.count) chunk(s) indexed in it are forgotten (clients are told they are missing)")
+        }
+        for (id, size) in sizes.sorted(by: { $0.key < $1.key }) {
+            if let row = rows[id], row.sealed, row.durableLength == size { continue }
+            if let row = rows[id], row.sealed {
+                logger.error("pack \(files.path(of: id)) is \(size) bytes, \(row.durableLength) were recorded: verifying it")
+            }
+            try verify(pack: id, path: files.path(of: id), index: index, logger: logger, report: &report)
+        }
+        return report
+    }
+
+    private static func verify(pack: PackID, path: String, index: ChunkIndex, logger: Logger, report: inout Report) throws {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreIOError(operation: "open pack", path: path, code: errno) }
+        defer { close(fd) }
+        let scan = try PackScan.scan(fd: fd, pack: pack, path: path)
+        if scan.validEnd < scan.fileSize {
+            guard ftruncate(fd, off_t(scan.validEnd)) == 0 else {
+                throw StoreIOError(operation: "truncate torn tail of", path: path, code: errno)
+            }
+            logger.warning(
+                "pack \(path): torn tail of \(scan.fileSize - scan.validEnd) bytes after offset \(scan.validEnd) cut off")
+        }
+        // What was written by a process that died may still be only in the page cache.
+        try POSIX.dataSync(fd: fd, path: path)
+        let dropped = try index.reconcile(pack: pack, verified: scan.records, validEnd: scan.validEnd)
+        if !dropped.isEmpty {
+            logger.warning(
+                "pack \(path): \(dropped.count) indexed chunk(s) were not intact and are forgotten: \(dropped.prefix(5).joined(separator: ", "))")
+        }
+        report.verified += 1
+        report.truncatedBytes += scan.fileSize - scan.validEnd
+        report.dropped += dropped
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Records to append to a pack in one write, built in memory (`PackRecord` format).
+struct PackBatch: Sendable {
+    private(set) var bytes: [UInt8] = []
+    /// Each record's hash, and where its chunk's bytes start within `bytes`, and their length.
+    private(set) var records: [(hash: String, offset: Int64, length: Int64)] = []
+
+    var isEmpty: Bool { records.isEmpty }
+
+    mutating func add(hash: String, bytes chunk: UnsafeRawBufferPointer) {
+        let start = Int64(bytes.count + PackRecord.headerSize)
+        PackRecord.append(hash: hash, bytes: chunk, to: &bytes)
+        records.append((hash, start, Int64(chunk.count)))
+    }
+}
+
+/// The one appender of pack files (`data_dir/packs/<id>.pack`): a lock makes appends one at
+/// a time, each written with one `pwrite` and made durable with one `fdatasync` before it
+/// returns, so whatever it reports is on disk. A pack is sealed (closed, never written
+/// again) once the next batch would take it past `rotateAt`, and at every start a new
+/// pack is begun. Blocking: call it on a thread pool.
+final class PackWriter: Sendable {
+    let directory: String
+    let rotateAt: Int64
+    private let state: NIOLockedValueBox<State>
+
+    private struct State {
+        var current: OpenPack?
+        var nextID: PackID
+        var syncs = 0
+    }
+
+    private struct OpenPack {
+        var id: PackID
+        var fd: Int32
+        var size: Int64
+        var path: String
+    }
+
+    struct Appended: Sendable {
+        /// One per record of the batch, in order (all in one pack).
+        var locations: [ChunkLocation]
+        /// The pack's length, all of it durable, once the batch was written.
+        var durableLength: Int64
+        /// Packs sealed on the way.
+        var sealed: [PackID]
+    }
+
+    init(directory: String, rotateAt: Int64, nextID: PackID) {
+        self.directory = directory
+        self.rotateAt = rotateAt
+        self.state = NIOLockedValueBox(State(nextID: nextID))
+    }
+
+    deinit {
+        state.withLockedValue { if let pack = $0.current { close(pack.fd) } }
+    }
+
+    /// `fdatasync` calls made so far (one per append).
+    var syncs: Int { state.withLockedValue { $0.syncs } }
+
+    func append(_ batch: PackBatch) throws -> Appended {
+        let result: Result<Appended, any Error> = state.withLockedValue { state in
+            Result { try Self.append(batch, state: &state, writer: self) }
+        }
+        return try result.get()
+    }
+
+    private static func append(_ batch: PackBatch, state: inout State, writer: PackWriter) throws -> Appended {
+        var sealed: [PackID] = []
+        if let pack = state.current, pack.size > 0, pack.size + Int64(batch.bytes.count) > writer.rotateAt {
+            close(pack.fd)
+            state.current = nil
+            sealed.append(pack.id)
+        }
+        if state.current == nil {
+            state.current = try writer.create(id: state.nextID)
+            state.nextID += 1
+        }
+        guard var pack = state.current else { preconditionFailure("a pack was just opened") }
+        do {
+            try batch.bytes.withUnsafeBytes { raw in try POSIX.writeAll(fd: pack.fd, raw, at: pack.size, path: pack.path) }
+        } catch {
+            // Leave no half record behind; if even that fails, the pack is given up (the
+            // next append begins another; the start-up check cuts its torn tail).
+            if ftruncate(pack.fd, off_t(pack.size)) != 0 { abandon(&state) }
+            throw error
+        }
+        do {
+            try POSIX.dataSync(fd: pack.fd, path: pack.path)
+        } catch {
+            // After a failed fdatasync nothing written since the last good one can be trusted.
+            abandon(&state)
+            throw error
+        }
+        let start = pack.size
+        pack.size += Int64(batch.bytes.count)
+        state.current = pack
+        state.syncs += 1
+        let locations = batch.records.map { ChunkLocation(pack: pack.id, offset: start + $0.offset, length: $0.length) }
+        return Appended(locations: locations, durableLength: pack.size, sealed: sealed)
+    }
+
+    private static func abandon(_ state: inout State) {
+        if let pack = state.current { close(pack.fd) }
+        state.current = nil
+    }
+
+    /// A new empty pack whose name is durable in the directory.
+    private func create(id: PackID) throws -> OpenPack {
+        let path = directory + "/" + PackName.file(id)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreIOError(operation: "create pack", path: path, code: errno) }
+        do {
+            try POSIX.syncDirectory(directory)
+        } catch {
+            close(fd)
+            throw error
+        }
+        return OpenPack(id: id, fd: fd, size: 0, path: path)
+    }
+}
