@@ -18,12 +18,7 @@ struct ChunkRoutes {
     func missing(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.grantedFolder()
         let query = try await request.decodeJSON(MissingChunksRequest.self)
-        guard query.hashes.count <= Self.maxMissingQuery else {
-            throw APIError.badRequest("at most \(Self.maxMissingQuery) hashes per request, got \(query.hashes.count)")
-        }
-        if let bad = query.hashes.first(where: { !Hashing.isValidHex($0) }) {
-            throw APIError.badRequest("not a chunk hash (64 lowercase hex characters): \(bad.debugDescription)")
-        }
+        try Self.check(query.hashes, atMost: Self.maxMissingQuery)
         return try JSONResponse.make(MissingChunksResponse(missing: try await chunks.missing(query.hashes)))
     }
 
@@ -64,12 +59,7 @@ struct ChunkRoutes {
     func fetch(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.grantedFolder()
         let query = try await request.decodeJSON(FetchChunksRequest.self)
-        guard query.hashes.count <= FetchChunksRequest.maxHashes else {
-            throw APIError.badRequest("at most \(FetchChunksRequest.maxHashes) hashes per request, got \(query.hashes.count)")
-        }
-        if let bad = query.hashes.first(where: { !Hashing.isValidHex($0) }) {
-            throw APIError.badRequest("not a chunk hash (64 lowercase hex characters): \(bad.debugDescription)")
-        }
+        try Self.check(query.hashes, atMost: FetchChunksRequest.maxHashes)
         let body = try await chunks.batch(of: query.hashes, limit: FetchChunksRequest.maxResponseBytes)
         return Response(
             status: .ok,
@@ -100,6 +90,16 @@ struct ChunkRoutes {
         }
         return Response(
             status: read.range == nil ? .ok : .partialContent, headers: headers, body: .init(byteBuffer: read.bytes))
+    }
+
+    /// A list of chunk hashes in a request body: not too many, each 64 lowercase hex characters.
+    static func check(_ hashes: [String], atMost limit: Int) throws {
+        guard hashes.count <= limit else {
+            throw APIError.badRequest("at most \(limit) hashes per request, got \(hashes.count)")
+        }
+        if let bad = hashes.first(where: { !Hashing.isValidHex($0) }) {
+            throw APIError.badRequest("not a chunk hash (64 lowercase hex characters): \(bad.debugDescription)")
+        }
     }
 
     static func hashParameter(_ context: ServerRequestContext) throws -> String {
