@@ -46,6 +46,9 @@ public struct RemoteError: Error, Sendable, CustomStringConvertible {
         let kind: Kind
         switch status {
         case 401: kind = .unauthorized
+        // A chunk the server holds damaged is not fixed by asking again: that entry fails
+        // (and is retried with backoff) while the rest of the feed goes on.
+        case 500 where code == "chunk_damaged": kind = .permanent
         case 408, 429, 500...599: kind = .transient
         default: kind = .permanent
         }

@@ -10,6 +10,7 @@ public enum Daemon {
     public static let version = "0.1.0"
 
     public static func run(config: DaemonConfig, logger: Logger) async throws {
+        raiseOpenFileLimit(logger: logger)
         let credential = try Startup.readCredential(config.server.credentialFile)
         try Startup.makePrivateDirectory(config.daemon.stateDir)
         let index: IndexStore

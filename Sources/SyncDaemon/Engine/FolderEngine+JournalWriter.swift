@@ -55,7 +55,9 @@ extension FolderEngine {
     /// Writes everything queued, transaction after transaction, until nothing is left.
     /// One flush at a time (the writer's, or a full scan's before its own write): a second
     /// waits for the first, so transactions keep the order of the changes.
-    func flushJournal() async {
+    /// Returns false if a transaction failed (its changes are only in memory now).
+    @discardableResult
+    func flushJournal() async -> Bool {
         while journalFlushing { await withCheckedContinuation { journalFlushWaiters.append($0) } }
         journalFlushing = true
         defer {
@@ -64,11 +66,13 @@ extension FolderEngine {
             journalFlushWaiters.removeAll()
             for waiter in waiters { waiter.resume() }
         }
+        var written = true
         while !journalBuffer.isEmpty {
             let requests = journalBuffer.take()
             do {
                 try await queue.enqueue(requests)
             } catch {
+                written = false
                 // The changes are only in memory now: a full scan finds them again once the
                 // index can be written (retried every few seconds, see `retryJournalIfNeeded`).
                 logger.error("cannot journal change", metadata: ["folder": "\(id)", "error": "\(error)"])
@@ -76,5 +80,6 @@ extension FolderEngine {
             }
             journalBuffer.written()
         }
+        return written
     }
 }

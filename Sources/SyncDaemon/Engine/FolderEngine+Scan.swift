@@ -52,9 +52,10 @@ extension FolderEngine {
             // Problem names that are gone from disk are no longer a problem.
             for path in clearedNames.keys { nameProblems[path] = nil }
             // After what the watcher reported before the scan (a move's order is kept).
-            await flushJournal()
+            let flushed = await flushJournal()
             try await queue.enqueue(toPush)
-            journalProblem = nil
+            // (Changes the failed flush held may lie in paths this scan had passed: scan again.)
+            if flushed { journalProblem = nil }
             logger.info(
                 "scan done",
                 metadata: [

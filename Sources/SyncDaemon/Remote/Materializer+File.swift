@@ -34,7 +34,8 @@ extension Materializer {
                 var launched = 0, inFlight = 0
                 var arrived: [Int: [UInt8]] = [:]
                 func launch(upTo limit: Int) {
-                    while launched < entry.chunks.count && inFlight < limit {
+                    // Chunks that arrived ahead of the writer count too: at most `limit` held.
+                    while launched < entry.chunks.count && inFlight + arrived.count < limit {
                         let index = launched, hash = entry.chunks[index]
                         launched += 1
                         guard localChunks?.refs[hash] == nil else { continue }
@@ -42,8 +43,8 @@ extension Materializer {
                         group.addTask { (index, try await fetch(hash)) }
                     }
                 }
-                launch(upTo: max(1, lookahead))
                 for (index, hash) in entry.chunks.enumerated() {
+                    launch(upTo: max(1, lookahead))
                     // A local chunk is checked against its hash as it is read (`LocalChunks`).
                     var bytes = localChunks?.bytes(of: hash)
                     let checked = bytes != nil

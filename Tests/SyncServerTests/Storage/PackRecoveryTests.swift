@@ -67,6 +67,28 @@ struct PackRecoveryTests {
         }
     }
 
+    @Test func aRottedRecordInTheDurablePartCostsOnlyItselfNotTheRecordsAfterIt() async throws {
+        try await Fixture.with { fixture in
+            let chunks = (40..<45).map { Self.chunk($0) }
+            try await upload(chunks, to: fixture)
+            let hashes = chunks.map(Make.hash)
+            let rotted = try await fixture.server.chunks.location(hashes[1])
+            let path = fixture.server.chunks.packPath(rotted.pack)
+            let size = try PackFile.size(path)
+            // One bit flipped in the second record's bytes, inside what was fsynced and indexed.
+            try await fixture.server.chunks.rot(hashes[1], at: 100)
+
+            let restarted = try fixture.reopened()
+            // Only the rotted chunk is forgotten (clients send it again); the pack is not cut.
+            #expect(try await restarted.server.chunks.missing(hashes) == [hashes[1]])
+            #expect(try PackFile.size(path) == size)
+            for chunk in [chunks[0]] + chunks[2...] {
+                let at = try await restarted.server.chunks.location(Make.hash(chunk))
+                #expect(try await restarted.server.chunks.readChecked(hash: Make.hash(chunk), at: at) == chunk)
+            }
+        }
+    }
+
     @Test func aSealedPackThatLostBytesIsVerifiedAndItsLostChunksForgotten() async throws {
         try await Fixture.with(packRotation: 7000) { fixture in
             // Two 3,040-byte records per pack: chunks 0 and 1 in the first, sealed one.

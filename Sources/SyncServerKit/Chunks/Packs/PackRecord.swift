@@ -58,32 +58,50 @@ struct ScannedRecord: Sendable, Equatable {
 }
 
 /// Reads a local pack file from its start, record by record, checking each chunk against
-/// its hash; stops at the first record that is cut short or does not match (a torn tail).
+/// its hash. A record cut short ends the scan (nothing after it can be found), and so does,
+/// beyond `trustedEnd` (the length made durable and indexed), one whose bytes do not match:
+/// a torn tail. Below `trustedEnd`, a record whose bytes do not match (or cannot be read)
+/// is skipped by its header's length and counted as damaged: the intact records after it,
+/// which the server acknowledged, are kept.
 enum PackScan {
     struct Result: Sendable {
         var records: [ScannedRecord]
-        /// End of the last good record: everything from here on is a torn tail.
+        /// End of the last record read (intact or skipped): a torn tail, if any, starts here.
         var validEnd: Int64
         var fileSize: Int64
+        /// Records below `trustedEnd` whose bytes did not match their hash.
+        var damaged = 0
     }
 
-    static func scan(fd: Int32, pack: PackID, path: String) throws(StoreIOError) -> Result {
+    static func scan(fd: Int32, pack: PackID, path: String, trustedEnd: Int64 = 0) throws(StoreIOError) -> Result {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw StoreIOError(operation: "fstat", path: path, code: errno) }
         let size = Int64(info.st_size)
         var records: [ScannedRecord] = []
+        var damaged = 0
         var at: Int64 = 0
-        var buffer: [UInt8] = []
         while size - at >= Int64(PackRecord.headerSize) {
             let header = try POSIX.readExactly(fd: fd, offset: at, count: PackRecord.headerSize, path: path)
             let (hash, length) = PackRecord.parseHeader(header[...])
             let start = at + Int64(PackRecord.headerSize)
             guard length <= UInt64(size - start) else { break }
-            buffer = try POSIX.readExactly(fd: fd, offset: start, count: Int(length), path: path)
-            guard Hashing.sha256Hex(buffer) == hash else { break }
+            let end = start + Int64(length)
+            let intact: Bool
+            do {
+                intact = Hashing.sha256Hex(try POSIX.readExactly(fd: fd, offset: start, count: Int(length), path: path)) == hash
+            } catch {
+                guard end <= trustedEnd else { throw error }
+                intact = false
+            }
+            if !intact {
+                guard end <= trustedEnd else { break }
+                damaged += 1
+                at = end
+                continue
+            }
             records.append(ScannedRecord(hash: hash, location: ChunkLocation(pack: pack, offset: start, length: Int64(length))))
-            at = start + Int64(length)
+            at = end
         }
-        return Result(records: records, validEnd: at, fileSize: size)
+        return Result(records: records, validEnd: at, fileSize: size, damaged: damaged)
     }
 }

@@ -34,16 +34,24 @@ enum PackRecovery {
             if let row = rows[id], row.sealed {
                 logger.error("pack \(files.path(of: id)) is \(size) bytes, \(row.durableLength) were recorded: verifying it")
             }
-            try verify(pack: id, path: files.path(of: id), index: index, logger: logger, report: &report)
+            try verify(
+                pack: id, path: files.path(of: id), trustedEnd: rows[id]?.durableLength ?? 0, index: index, logger: logger,
+                report: &report)
         }
         return report
     }
 
-    private static func verify(pack: PackID, path: String, index: ChunkIndex, logger: Logger, report: inout Report) throws {
+    private static func verify(
+        pack: PackID, path: String, trustedEnd: Int64, index: ChunkIndex, logger: Logger, report: inout Report
+    ) throws {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw StoreIOError(operation: "open pack", path: path, code: errno) }
         defer { close(fd) }
-        let scan = try PackScan.scan(fd: fd, pack: pack, path: path)
+        let scan = try PackScan.scan(fd: fd, pack: pack, path: path, trustedEnd: trustedEnd)
+        if scan.damaged > 0 {
+            logger.error(
+                "pack \(path): \(scan.damaged) chunk(s) in its durable part do not match their hash (kept in place, forgotten: clients upload them again; run `sync-server storage check`)")
+        }
         if scan.validEnd < scan.fileSize {
             guard ftruncate(fd, off_t(scan.validEnd)) == 0 else {
                 throw StoreIOError(operation: "truncate torn tail of", path: path, code: errno)

@@ -76,8 +76,10 @@ final class PackWriter: Sendable {
             sealed.append(pack.id)
         }
         if state.current == nil {
-            state.current = try writer.create(id: state.nextID)
+            // The id is used up even if creating fails (a file may be left with that name).
+            let id = state.nextID
             state.nextID += 1
+            state.current = try writer.create(id: id)
         }
         guard var pack = state.current else { preconditionFailure("a pack was just opened") }
         do {
