@@ -31,12 +31,24 @@ public enum ChunkBatch {
         var out = [UInt8]()
         out.reserveCapacity(chunks.reduce(0) { $0 + headerSize + $1.bytes.count })
         for chunk in chunks {
-            out.append(contentsOf: Hashing.rawBytes(hex: chunk.hash) ?? [UInt8](repeating: 0, count: 32))
-            let length = UInt64(chunk.bytes.count)
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: length >> UInt64(shift))) }
-            out.append(contentsOf: chunk.bytes)
+            let raw = Hashing.rawBytes(hex: chunk.hash) ?? [UInt8](repeating: 0, count: 32)
+            chunk.bytes.withUnsafeBytes { appendRecord(rawHash: raw, bytes: $0, to: &out) }
         }
         return out
+    }
+
+    /// Appends one record: the 32 raw hash bytes, the length, the bytes.
+    public static func appendRecord(rawHash: [UInt8], bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        out.append(contentsOf: rawHash)
+        withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: bytes)
+    }
+
+    /// The hash (hex) and length named by a record's 40-byte header.
+    public static func parseHeader(_ header: ArraySlice<UInt8>) -> (hash: String, length: UInt64) {
+        let hex = Hashing.hex(header.prefix(32))
+        let length = header.dropFirst(32).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return (hex, length)
     }
 
     public struct DecodeError: Error, Sendable, CustomStringConvertible {
@@ -51,9 +63,7 @@ public enum ChunkBatch {
             guard body.count - i >= headerSize else {
                 throw DecodeError(description: "truncated record header at byte \(i)")
             }
-            let hash = Hashing.hex(body[i..<i + 32])
-            var length: UInt64 = 0
-            for b in body[i + 32..<i + 40] { length = length << 8 | UInt64(b) }
+            let (hash, length) = parseHeader(body[i..<i + headerSize])
             let start = i + headerSize
             guard length <= UInt64(body.count - start) else {
                 throw DecodeError(description: "record at byte \(i) claims \(length) bytes, only \(body.count - start) left")

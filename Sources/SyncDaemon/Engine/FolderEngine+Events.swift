@@ -63,7 +63,7 @@ extension FolderEngine {
             // The writer is done (or the file was renamed into place): act at once.
             await perform(settleMachine.done(path))
             // Unless it is a download of ours landing (recorded already).
-            if f.contains(.movedTo), from == nil, applier.echoes.consume(path, current: currentStat(path)) { return }
+            if f.contains(.movedTo), from == nil, applier.echoes.consume(path, current: { currentStat(path) }) { return }
             journal([path] + source, moves: moves)
         } else {
             if !f.isDisjoint(with: [.modified, .created, .attributes]) { await perform(settleMachine.written(path, at: now)) }

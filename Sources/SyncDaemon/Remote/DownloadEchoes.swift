@@ -40,14 +40,11 @@ final class DownloadEchoes: Sendable {
     }
 
     /// Whether an event at `path` is the echo of a placed download (consumed: a second
-    /// event there is the user's). `current` is what is at the path now.
-    func consume(_ path: String, current: FileStat?) -> Bool {
-        expected.withLock { table in
-            guard let echo = table.removeValue(forKey: path), echo.expires > .now, let current else { return false }
-            return current.kind == .file && current.inode == echo.inode && current.size == echo.size
-                && current.mtimeNs == echo.mtimeNs
-        }
+    /// event there is the user's). `current` looks at what is at the path now; it is called
+    /// only when an echo is expected there.
+    func consume(_ path: String, current: () -> FileStat?) -> Bool {
+        let echo = expected.withLock { $0.removeValue(forKey: path) }
+        guard let echo, echo.expires > .now, let stat = current() else { return false }
+        return stat.kind == .file && stat.inode == echo.inode && stat.size == echo.size && stat.mtimeNs == echo.mtimeNs
     }
-
-    var count: Int { expected.withLock { $0.count } }
 }

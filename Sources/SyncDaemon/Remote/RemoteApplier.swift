@@ -76,16 +76,10 @@ struct RemoteApplier: Sendable {
         let gone = valid.filter(\.deleted).sorted { $0.path > $1.path }
         let stamp = Trash.stamp()
         let tombstones = Dictionary(gone.map { ($0.path, $0) }, uniquingKeysWith: { _, last in last })
-        let knownBases: [String: BaseRecord]
-        do {
-            knownBases = try index.records(folder: folder, paths: Array(tombstones.keys)).base
-        } catch {
-            // Without them no move is recognized: the entries are applied as copies and deletes.
-            logger.warning("cannot read base records for move pairing", metadata: ["error": "\(error)"])
-            knownBases = [:]
-        }
+        // (The base records read above: without them no move is recognized, and the entries
+        // are applied as copies and deletes.)
         let moves = MovePairing.pairs(live: live, tombstones: gone) { path in
-            knownBases[path].flatMap { $0.deleted ? nil : $0.contentHash }
+            seen[path].flatMap { $0.deleted ? nil : $0.contentHash }
         }
         var renamedAway = Set<String>()
         // Small new files gathered into batches, in page order: a batch is applied before

@@ -123,18 +123,17 @@ extension ChunkStore {
     }
 
     private static func encodeChecked(_ records: [(hash: String, bytes: [UInt8])]) -> (ByteBuffer, [String]) {
-        var out = ByteBufferAllocator().buffer(capacity: records.reduce(0) { $0 + PackRecord.headerSize + $1.bytes.count })
+        var out: [UInt8] = []
+        out.reserveCapacity(records.reduce(0) { $0 + PackRecord.headerSize + $1.bytes.count })
         var damaged: [String] = []
         for record in records {
-            guard Hashing.sha256Hex(record.bytes) == record.hash, let raw = Hashing.rawBytes(hex: record.hash) else {
+            guard Hashing.sha256Hex(record.bytes) == record.hash else {
                 damaged.append(record.hash)
                 continue
             }
-            out.writeBytes(raw)
-            out.writeInteger(UInt64(record.bytes.count), endianness: .big)
-            out.writeBytes(record.bytes)
+            record.bytes.withUnsafeBytes { PackRecord.append(hash: record.hash, bytes: $0, to: &out) }
         }
-        return (out, damaged)
+        return (ByteBuffer(bytes: out), damaged)
     }
 }
 

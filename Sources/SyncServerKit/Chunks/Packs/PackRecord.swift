@@ -38,16 +38,7 @@ enum PackRecord {
         guard let raw = Hashing.rawBytes(hex: hash) else {
             preconditionFailure("PackRecord.append: \(hash) is not a hash (callers check)")
         }
-        out.append(contentsOf: raw)
-        withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { out.append(contentsOf: $0) }
-        out.append(contentsOf: bytes)
-    }
-
-    /// The hash (hex) and length named by a 40-byte header.
-    static func parseHeader(_ header: ArraySlice<UInt8>) -> (hash: String, length: UInt64) {
-        let hex = Hashing.hex(header.prefix(32))
-        let length = header.dropFirst(32).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return (hex, length)
+        ChunkBatch.appendRecord(rawHash: raw, bytes: bytes, to: &out)
     }
 }
 
@@ -82,7 +73,7 @@ enum PackScan {
         var at: Int64 = 0
         while size - at >= Int64(PackRecord.headerSize) {
             let header = try POSIX.readExactly(fd: fd, offset: at, count: PackRecord.headerSize, path: path)
-            let (hash, length) = PackRecord.parseHeader(header[...])
+            let (hash, length) = ChunkBatch.parseHeader(header[...])
             let start = at + Int64(PackRecord.headerSize)
             guard length <= UInt64(size - start) else { break }
             let end = start + Int64(length)
