@@ -39,7 +39,8 @@ struct SyncdCommand: AsyncParsableCommand {
         do {
             try await Daemon.run(config: loaded, logger: logger)
         } catch let error as DaemonError {
-            Self.fail("syncd: \(error)")
+            logger.debug("start failed", metadata: ["error": "\(String(reflecting: error))"])
+            Self.fail("syncd: \(error)" + (error.underlying.map { "\n  cause: \($0)" } ?? ""))
         }
     }
 
