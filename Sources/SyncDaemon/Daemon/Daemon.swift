@@ -13,6 +13,7 @@ public enum Daemon {
         raiseOpenFileLimit(logger: logger)
         let credential = try Startup.readCredential(config.server.credentialFile)
         try Startup.makePrivateDirectory(config.daemon.stateDir)
+        try StateLock.acquire(stateDir: config.daemon.stateDir)
         let index: IndexStore
         do {
             index = try IndexStore(path: config.daemon.stateDir + "/index.sqlite")

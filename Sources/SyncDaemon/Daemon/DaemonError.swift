@@ -10,6 +10,8 @@ public struct DaemonError: Error, CustomStringConvertible, CustomDebugStringConv
         case credentialUnreadable = "credential_unreadable"
         case credentialRejected = "credential_rejected"
         case stateDirectory = "state_directory"
+        /// Another syncd holds the state directory's lock.
+        case stateDirectoryInUse = "state_directory_in_use"
         case index
         /// A row of the index holds a value no release writes (table, column and value named).
         case corruptIndex = "corrupt_index"

@@ -39,6 +39,9 @@ final class DaemonProcess: @unchecked Sendable {
 
     var control: ControlClient { ControlClient(socketPath: socketPath) }
 
+    /// The running process's id (0 when it is not running).
+    var pid: Int32 { process?.processIdentifier ?? 0 }
+
     /// `inotifyWatchLimit` runs the daemon in its own user namespace whose
     /// `max_inotify_watches` is that low: the kernel's real ENOSPC, for this process only.
     /// `environment`: extra variables (e.g. a crash point, see `CrashPoint` in SyncDaemon).
