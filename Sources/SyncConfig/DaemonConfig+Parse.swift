@@ -52,7 +52,7 @@ struct DaemonConfigParser {
     }
 
     private func parseDaemon(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Daemon {
-        let stateDir = try path(reader, "state_dir", default: DaemonConfig.defaultStateDir) ?? ""
+        let stateDir = try path(reader, "state_dir", default: StandardPaths.daemonStateDir(environment: environment)) ?? ""
         let socket = try path(reader, "control_socket") ?? stateDir + "/" + DaemonConfig.controlSocketName
         let logLevel = try reader.string("log_level") ?? DaemonConfig.defaultLogLevel
         guard DaemonConfig.logLevels.contains(logLevel) else {

@@ -100,6 +100,8 @@ public struct DaemonConfig: Sendable, Equatable {
     // MARK: Defaults and limits
 
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+    /// The documented default; the parser uses `StandardPaths.daemonStateDir` (which
+    /// honours `$XDG_STATE_HOME`).
     public static let defaultStateDir = "~/.local/state/syncd"
     public static let controlSocketName = "syncd.sock"
     public static let defaultLogLevel = "info"

@@ -22,10 +22,19 @@ struct SyncServerCommand: AsyncParsableCommand {
 
 /// `--config FILE`, shared by every subcommand.
 struct ConfigOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The server's TOML configuration file.", valueName: "FILE"))
-    var config: String
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The server's TOML configuration file. Default: /etc/sync-server/sync-server.toml "
+                + "($CONFIGURATION_DIRECTORY/sync-server.toml under systemd).",
+            valueName: "FILE"))
+    var config: String?
+
+    /// The file given, else the standard place.
+    var path: String { config ?? StandardPaths.serverConfig(environment: ProcessInfo.processInfo.environment) }
 
     func settings() throws -> ServerSettings {
+        let config = self.path
         let loaded = try ServerConfig.load(path: config)
         guard loaded.metadata == "sqlite" else {
             throw CommandFailure("\(config): storage.metadata \(loaded.metadata.debugDescription) is not supported yet (use \"sqlite\")")
