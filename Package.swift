@@ -42,11 +42,16 @@ let package = Package(
             name: "Inotify",
             dependencies: ["CInotify"],
             swiftSettings: strict),
+        // systemd's notify protocol (READY, WATCHDOG, STOPPING) without libsystemd.
+        .target(
+            name: "SystemdNotify",
+            dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strict),
         // The server: HTTP API, metadata store, chunk store.
         .target(
             name: "SyncServerKit",
             dependencies: [
-                "SyncCore",
+                "SyncCore", "SystemdNotify",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -81,7 +86,7 @@ let package = Package(
         .target(
             name: "SyncDaemon",
             dependencies: [
-                "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify", "CLinux",
+                "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify", "CLinux", "SystemdNotify",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -131,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig", "TestSupport",
+                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig", "SystemdNotify", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

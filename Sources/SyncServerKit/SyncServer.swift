@@ -1,7 +1,9 @@
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SystemdNotify
 
 /// Where the server is listening once bound (`port` is the real one, also when 0 was asked for).
 public struct ListeningAddress: Sendable, Equatable, CustomStringConvertible {
@@ -80,10 +82,18 @@ public final class SyncServer: Sendable {
         handleSignals: Bool = true,
         onListening: @escaping @Sendable (ListeningAddress) async -> Void = { _ in }
     ) async throws {
-        let application = makeApplication(onListening: onListening)
+        // Under systemd (Type=notify): READY=1 once the socket is bound, watchdog pings,
+        // STOPPING=1 when shutdown begins.
+        let systemd = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
+        let application = makeApplication { address in
+            systemd?.notify("READY=1\nSTATUS=listening on \(address)")
+            await onListening(address)
+        }
+        var services: [any Service] = [application]
+        if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
             configuration: .init(
-                services: [application],
+                services: services,
                 gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                 logger: logger))
         try await group.run()

@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import SyncClient
 import SyncConfig
+import SystemdNotify
 
 /// Builds the daemon's parts from a config and runs them as services until
 /// SIGTERM/SIGINT. Pending work stays in the journal across stops.
@@ -33,9 +34,14 @@ public enum Daemon {
             makeEngine(folder: folder, config: config, index: index, remote: remote, logger: logger)
         }
         try Startup.claimSocket(config.daemon.controlSocket)
+        // Under systemd (Type=notify): READY=1 once syncctl can reach us, watchdog pings,
+        // STOPPING=1 when shutdown begins.
+        let systemd = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
         let control = ControlServer.application(
-            socketPath: config.daemon.controlSocket, daemon: DaemonState(engines: engines, version: version), logger: logger)
-        let services: [any Service] = [control] + engines.map { FolderService(engine: $0) }
+            socketPath: config.daemon.controlSocket, daemon: DaemonState(engines: engines, version: version), logger: logger,
+            onReady: { systemd?.notify("READY=1\nSTATUS=syncing \(engines.count) folder(s)") })
+        var services: [any Service] = [control] + engines.map { FolderService(engine: $0) }
+        if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         logger.info("syncd started", metadata: ["version": "\(version)", "folders": "\(engines.count)"])

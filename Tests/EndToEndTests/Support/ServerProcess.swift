@@ -39,11 +39,14 @@ final class ServerProcess: @unchecked Sendable {
         return try admin(["device", "add", "--name", device, "--folder", folder])
     }
 
-    func start() async throws {
+    /// `environment`: extra variables (e.g. systemd's NOTIFY_SOCKET).
+    func start(environment: [String: String] = [:]) async throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try Binaries.path("sync-server"))
         p.arguments = ["serve", "--config", configPath]
-        p.environment = ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "debug"]) { _, new in new }
+        p.environment = ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "debug"].merging(environment) { _, new in new }) {
+            _, new in new
+        }
         p.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: dir + "/server.log", contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/server.log"))
