@@ -30,10 +30,17 @@ public struct DaemonConfig: Sendable, Equatable {
         public var url: String
         /// File holding this device's credential.
         public var credentialFile: String
+        /// PEM file of the certificate authorities to trust for an `https://` server,
+        /// instead of the system's store.
+        public var caFile: String?
+        /// Lets the credential go over plain http to a host that is not loopback.
+        public var allowInsecureHTTP: Bool
 
-        public init(url: String, credentialFile: String) {
+        public init(url: String, credentialFile: String, caFile: String? = nil, allowInsecureHTTP: Bool = false) {
             self.url = url
             self.credentialFile = credentialFile
+            self.caFile = caFile
+            self.allowInsecureHTTP = allowInsecureHTTP
         }
     }
 

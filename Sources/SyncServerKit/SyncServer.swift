@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -35,6 +36,8 @@ public final class SyncServer: Sendable {
     let notifier: ChangeNotifier
     let inFlight: DeviceRequestLimiter
     let logger: Logger
+    /// Plain HTTP/1.1, or HTTP/1.1 over TLS when the settings name a certificate.
+    let httpServer: HTTPServerBuilder
 
     public init(settings: ServerSettings, logger: Logger) throws {
         try DataDirectory.create(settings.dataDir)
@@ -53,6 +56,7 @@ public final class SyncServer: Sendable {
         self.tokens = TokenStore(lifetime: settings.tokenLifetime)
         self.notifier = ChangeNotifier()
         self.inFlight = DeviceRequestLimiter(limit: settings.maxRequestsPerDevice)
+        self.httpServer = try Self.makeHTTPServer(settings)
     }
 
     /// The Hummingbird application (router, retention service), not yet running.
@@ -63,11 +67,9 @@ public final class SyncServer: Sendable {
     ) -> some ApplicationProtocol {
         let host = settings.host
         let requestedPort = settings.port
-        let idle = TimeAmount.nanoseconds(
-            settings.idleTimeout.components.seconds * 1_000_000_000 + settings.idleTimeout.components.attoseconds / 1_000_000_000)
         return Application(
             router: ServerApplication(server: self).buildRouter(),
-            server: .http1(configuration: .init(idleTimeout: idle)),
+            server: httpServer,
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             services: [RetentionService(admin: admin, retention: settings.retention, logger: logger)],
             onServerRunning: { channel in

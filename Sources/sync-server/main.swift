@@ -42,7 +42,9 @@ struct ConfigOptions: ParsableArguments {
         guard loaded.blobs == "filesystem" else {
             throw CommandFailure("\(config): storage.blobs \(loaded.blobs.debugDescription) is not supported yet (use \"filesystem\")")
         }
-        return ServerSettings(host: loaded.host, port: loaded.port, dataDir: loaded.dataDir, retention: loaded.retention)
+        return ServerSettings(
+            host: loaded.host, port: loaded.port, dataDir: loaded.dataDir, retention: loaded.retention,
+            tls: loaded.tls.map { ServerSettings.TLSFiles(certificate: $0.certificate, key: $0.key) })
     }
 }
 

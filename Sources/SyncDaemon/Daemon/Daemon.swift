@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -22,7 +23,14 @@ public enum Daemon {
         } catch {
             throw DaemonError(.index, "cannot open the index in \(config.daemon.stateDir)", underlying: error)
         }
-        let remote = RemoteClient(baseURL: config.server.url, credential: credential, logger: logger)
+        let http: HTTPClient
+        do {
+            http = try config.server.caFile.map { caFile throws(RemoteError) in try RemoteClient.makeHTTPClient(trusting: caFile) }
+                ?? RemoteClient.sharedHTTP
+        } catch {
+            throw DaemonError(.caFile, error.message, path: config.server.caFile, underlying: error)
+        }
+        let remote = RemoteClient(baseURL: config.server.url, credential: credential, http: http, logger: logger)
         do {
             try await remote.authenticate()
         } catch where error.kind == .unauthorized {

@@ -11,7 +11,11 @@ final class DaemonProcess: @unchecked Sendable {
     let socketPath: String
     private var process: Process?
 
-    init(dir: String, folderID: String, serverURL: String, credential: String, extraFolderConfig: String = "") throws {
+    /// `extraServerConfig`: more keys of the `[server]` table (e.g. `ca_file`).
+    init(
+        dir: String, folderID: String, serverURL: String, credential: String, extraFolderConfig: String = "",
+        extraServerConfig: String = ""
+    ) throws {
         self.dir = dir
         self.folderID = folderID
         folderPath = dir + "/folder"
@@ -29,6 +33,7 @@ final class DaemonProcess: @unchecked Sendable {
             [server]
             url = "\(serverURL)"
             credential_file = "\(credentialPath)"
+            \(extraServerConfig)
             [[folder]]
             id = "\(folderID)"
             path = "\(folderPath)"
