@@ -110,7 +110,9 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "syncctl",
-            dependencies: ["SyncControl", "SyncConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SyncControl", "SyncConfig", "SyncCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "sync-server",

@@ -16,6 +16,7 @@ struct SyncServerCommand: AsyncParsableCommand {
               sync-server device add --name laptop --folder docs --config sync-server.toml > credential
               sync-server serve --config sync-server.toml
             """,
+        version: ProductVersion.current,
         subcommands: [Serve.self, FolderCommand.self, DeviceCommand.self, HistoryCommand.self, StorageCommand.self],
         defaultSubcommand: Serve.self)
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SyncConfig
 import SyncControl
+import SyncCore
 
 @main
 struct Syncctl: AsyncParsableCommand {
@@ -9,6 +10,7 @@ struct Syncctl: AsyncParsableCommand {
         commandName: "syncctl",
         abstract: "Shows and steers what syncd is doing.",
         discussion: "Exit status: 0 ok, 1 an error was shown, 2 the daemon is not reachable.",
+        version: ProductVersion.current,
         subcommands: [Status.self, Pause.self, Resume.self, Rescan.self, Conflicts.self, ApproveDeletes.self, Restore.self])
 
     /// `syncctl --config FILE status`: the contract puts these before the verb.

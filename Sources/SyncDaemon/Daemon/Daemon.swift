@@ -4,12 +4,13 @@ import Logging
 import ServiceLifecycle
 import SyncClient
 import SyncConfig
+import SyncCore
 import SystemdNotify
 
 /// Builds the daemon's parts from a config and runs them as services until
 /// SIGTERM/SIGINT. Pending work stays in the journal across stops.
 public enum Daemon {
-    public static let version = "0.1.0"
+    public static let version = ProductVersion.current
 
     public static func run(config: DaemonConfig, logger: Logger) async throws {
         raiseOpenFileLimit(logger: logger)
