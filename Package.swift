@@ -125,6 +125,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SyncConfigTests", dependencies: ["SyncConfig", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SyncControlTests", dependencies: ["SyncControl"], swiftSettings: strict),
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
