@@ -54,7 +54,7 @@ struct JournalTests {
         try index.reschedule(folder: "f", paths: ["a"], error: "down", retryAt: later)
         #expect(try index.claim(folder: "f", limit: 1).isEmpty)
         #expect(try index.claim(folder: "f", limit: 1, now: later.addingTimeInterval(1)).map(\.attempts) == [1])
-        let errors = try index.pathErrors(folder: "f")
+        let errors = try index.errors.list(folder: "f")
         #expect(errors.map(\.message) == ["down"])
         #expect(errors.first?.retryAt != nil)
     }
@@ -72,7 +72,7 @@ struct JournalTests {
         #expect(claimed.map(\.moveFrom) == ["old", nil])
         try reopened.release(folder: "f", paths: ["new", "old"], forgetMove: ["new"])
         #expect(try reopened.claim(folder: "f", limit: 10).map(\.moveFrom) == [nil, nil])
-        #expect(try reopened.pathErrors(folder: "f").isEmpty, "a release is not an error")
+        #expect(try reopened.errors.list(folder: "f").isEmpty, "a release is not an error")
     }
 
     /// A committed move: local records take their new names; the old live base

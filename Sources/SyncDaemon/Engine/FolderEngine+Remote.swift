@@ -20,7 +20,7 @@ extension FolderEngine {
                 continue
             }
             do {
-                let cursor = try index.folderState(folder: id).remoteCursor
+                let cursor = try index.folders.state(folder: id).remoteCursor
                 let page = try await remote.changes(folder: id, since: cursor, waitSeconds: 25, limit: Self.feedPageLimit)
                 feedError = nil
                 failures = 0
@@ -53,7 +53,7 @@ extension FolderEngine {
                         throw unreachable
                     }
                 }
-                if page.cursor != cursor { try index.setRemoteCursor(folder: id, page.cursor) }
+                if page.cursor != cursor { try index.folders.setRemoteCursor(folder: id, page.cursor) }
                 feedCatchingUp = page.hasMore
             } catch is CancellationError {
                 return
@@ -118,14 +118,14 @@ extension FolderEngine {
             logger.warning("remote change refused", metadata: ["path": "\(path)", "error": "\(message)"])
         }
         do {
-            try index.clearRetries(folder: id, applied: outcome.applied)
-            try index.holdForRetry(folder: id, outcome.failed) { attempt in
+            try index.retries.clear(folder: id, applied: outcome.applied)
+            try index.retries.hold(folder: id, outcome.failed) { attempt in
                 Self.retryBackoff.delay(afterAttempt: attempt, jitter: Double.random(in: 0..<1))
             }
             for (path, message) in outcome.errors where !retried.contains(path) {
-                try index.showError(folder: id, path: path, message: message)
+                try index.errors.show(folder: id, path: path, message: message)
             }
-            remoteRetries = try index.retryCount(folder: id)
+            remoteRetries = try index.retries.count(folder: id)
         } catch {
             // The cursor must not move past entries that are neither applied nor kept.
             logger.error("cannot keep remote entries for a retry", metadata: ["folder": "\(id)", "error": "\(error)"])
@@ -142,9 +142,9 @@ extension FolderEngine {
     func retryRemotePeriodically() async {
         while !Task.isCancelled {
             do {
-                remoteRetries = try index.retryCount(folder: id)
+                remoteRetries = try index.retries.count(folder: id)
                 if remoteRetries > 0, await !queue.paused, await checkRoot() {
-                    let due = try index.dueRetries(folder: id)
+                    let due = try index.retries.due(folder: id)
                     if !due.isEmpty { await applyRemote(due) }
                 }
             } catch {

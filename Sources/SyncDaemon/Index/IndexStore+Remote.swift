@@ -10,10 +10,6 @@ struct GuardedUpdate: Sendable {
 }
 
 extension IndexStore {
-    public func setRemoteCursor(folder: String, _ cursor: Int64) throws {
-        try setFolderState(folder: folder, column: "remote_cursor", cursor)
-    }
-
     /// A local file whose content hashes to `contentHash` (a source to copy instead of downloading).
     func localFile(folder: String, contentHash: String) throws -> LocalRecord? {
         try pool.read { db in
@@ -132,17 +128,6 @@ extension IndexStore {
             try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND path = ?)",
                 arguments: [folder, path]) ?? false
-        }
-    }
-}
-
-extension IndexStore {
-    /// Shows a per-path error that no retry will clear by itself.
-    func showError(folder: String, path: String, message: String) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO path_errors (folder_id, path, message, retry_at) VALUES (?, ?, ?, NULL)",
-                arguments: [folder, path, message])
         }
     }
 }

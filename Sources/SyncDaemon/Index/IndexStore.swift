@@ -6,6 +6,14 @@ import GRDB
 /// on, the remote cursor, the pending-work journal and per-path errors.
 public final class IndexStore: Sendable {
     let pool: DatabasePool
+    /// `folder_state`: remote cursor, paused, last synced.
+    public let folders: FolderStateStore
+    /// `remote_retry`: remote entries not applied yet.
+    let retries: RemoteRetryStore
+    /// `path_errors`: what the status shows per path.
+    public let errors: PathErrorStore
+    /// `conflicts`.
+    public let conflicts: ConflictStore
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -19,6 +27,10 @@ public final class IndexStore: Sendable {
         // GRDB sets NORMAL on the writer when it enables WAL, after prepareDatabase.
         try pool.barrierWriteWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try Self.migrator.migrate(pool)
+        folders = FolderStateStore(pool: pool)
+        retries = RemoteRetryStore(pool: pool)
+        errors = PathErrorStore(pool: pool)
+        conflicts = ConflictStore(pool: pool)
     }
 
     /// Migrations are append-only: a shipped migration never changes.

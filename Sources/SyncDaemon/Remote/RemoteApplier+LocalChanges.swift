@@ -64,7 +64,7 @@ extension RemoteApplier {
         try materializer.rename(entry.path, to: copy)
         outcome.pushes.append(copy)
         outcome.conflicts += 1
-        try index.recordConflict(
+        try index.conflicts.record(
             folder: folder, path: copy, remoteRev: entry.rev, localHash: localHash, remoteHash: entry.contentHash)
         try await materialize(entry, expected: nil, plannedBase: try index.baseRecord(folder: folder, path: entry.path))
     }

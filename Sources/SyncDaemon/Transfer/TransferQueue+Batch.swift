@@ -45,7 +45,7 @@ extension TransferQueue {
             await conflictHandler(result.conflicts)
         }
         do {
-            if try index.pendingCount(folder: folder) == 0 { try index.setLastSynced(folder: folder, at: Date()) }
+            if try index.pendingCount(folder: folder) == 0 { try index.folders.setLastSynced(folder: folder, at: Date()) }
         } catch {
             logger.error("index status update failed", metadata: ["error": "\(error)"])
         }
