@@ -87,15 +87,15 @@ struct JournalTests {
                 path: path, kind: .file, inode: 7, size: 1, mtimeNs: 1, ctimeNs: 1, mode: 0o644, contentHash: "h-" + path,
                 chunks: [], symlinkTarget: nil))
         }
-        try index.record(folder: "f", setup)
+        try index.records.apply(folder: "f", setup)
         var move = IndexUpdate()
         move.moves.append((from: "d", to: "é/e"))
-        try index.record(folder: "f", move)
-        #expect(try index.liveBase(folder: "f", under: "é/e").isEmpty)
-        #expect(try index.liveBase(folder: "f", under: "d").isEmpty)
-        #expect(try index.baseRecord(folder: "f", path: "d/x")?.rev == 3, "a tombstone at the rev it had")
-        #expect(try index.localRecord(folder: "f", path: "d/x") == nil)
-        #expect(try index.baseRecord(folder: "f", path: "dx")?.contentHash == "h-dx", "a sibling with the same prefix stays")
-        #expect(try index.localRecord(folder: "f", path: "é/e/sub/y")?.contentHash == "h-d/sub/y")
+        try index.records.apply(folder: "f", move)
+        #expect(try index.base.live(folder: "f", under: "é/e").isEmpty)
+        #expect(try index.base.live(folder: "f", under: "d").isEmpty)
+        #expect(try index.base.record(folder: "f", path: "d/x")?.rev == 3, "a tombstone at the rev it had")
+        #expect(try index.files.record(folder: "f", path: "d/x") == nil)
+        #expect(try index.base.record(folder: "f", path: "dx")?.contentHash == "h-dx", "a sibling with the same prefix stays")
+        #expect(try index.files.record(folder: "f", path: "é/e/sub/y")?.contentHash == "h-d/sub/y")
     }
 }

@@ -74,12 +74,12 @@ extension FolderEngine {
         // What a server-side move leaves behind is not lost either.
         let tombstones = entries.filter { $0.deleted && $0.movedTo == nil }.map(\.path)
         guard !tombstones.isEmpty else { return true }
-        let bases = try index.records(folder: id, paths: tombstones).base
+        let bases = try index.records.read(folder: id, paths: tombstones).base
         // Content that arrives at another path in the same page was moved, not lost.
         let arriving = Set(entries.filter { !$0.deleted && $0.kind == .file }.map(\.contentHash))
         let deletes = bases.values.filter { !$0.deleted && !($0.kind == .file && arriving.contains($0.contentHash)) }.count
         let guardrail = DeleteGuard(maxFraction: config.maxDeleteFraction, maxCount: config.maxDeleteCount)
-        let live = try index.liveBaseCount(folder: id)
+        let live = try index.base.liveCount(folder: id)
         if remoteDeletesApproved || !guardrail.mustWait(deletes: deletes, liveEntries: live) {
             remoteDeletesApproved = false
             remoteDeletesHeld = 0

@@ -76,7 +76,7 @@ extension FolderEngine {
     private func recoverInterruptedDownloads() {
         let folder = FolderRoot(root)
         do {
-            let restored = try index.recoverInterruptedDownloads(folder: id) { path in
+            let restored = try index.records.recoverInterruptedDownloads(folder: id) { path in
                 guard case .found(let stat) = folder.lstat(path) else { return nil }
                 return stat.inode
             }

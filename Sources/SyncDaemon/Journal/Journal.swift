@@ -87,7 +87,7 @@ extension IndexStore {
     /// to pending and are returned.
     public func finish(folder: String, done: [String], update: IndexUpdateBox) throws -> Set<String> {
         try pool.write { db in
-            try apply(folder: folder, update.value, in: db)
+            try records.apply(folder: folder, update.value, in: db)
             // A rerun pushes the path's state as it is then: the move (if any) is done.
             let rerun = try db.cachedStatement(sql: """
                 UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
@@ -174,12 +174,6 @@ extension IndexStore {
         }
     }
 
-    public func liveBaseCount(folder: String) throws -> Int {
-        try pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM base WHERE folder_id = ? AND deleted = 0", arguments: [folder]) ?? 0
-        }
-    }
-
     /// After a crash or restart: running work becomes pending and is due now.
     public func resumeInterrupted(now: Date = Date()) throws {
         try pool.write { db in
@@ -206,9 +200,24 @@ extension IndexStore {
     }
 }
 
-/// Carries an `IndexUpdate` across the module boundary without exposing its fields.
-public struct IndexUpdateBox: Sendable {
-    var value: IndexUpdate
-    init(_ value: IndexUpdate) { self.value = value }
-    public static let empty = IndexUpdateBox(IndexUpdate())
+extension IndexStore {
+    /// Whether a local change to `path` is queued or being pushed.
+    func hasPendingPush(folder: String, path: String) throws -> Bool {
+        try exists("SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND path = ?)", [folder, path])
+    }
+
+    /// A move of this device is being committed right now (its reply may be on the way).
+    func hasMoveInFlight(folder: String) throws -> Bool {
+        try exists(
+            "SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from IS NOT NULL AND state = 'running')", [folder])
+    }
+
+    /// A move of this device is queued or being committed.
+    func hasPendingMove(folder: String) throws -> Bool {
+        try exists("SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from IS NOT NULL)", [folder])
+    }
+
+    private func exists(_ sql: String, _ arguments: StatementArguments) throws -> Bool {
+        try pool.read { db in try Bool.fetchOne(db, sql: sql, arguments: arguments) ?? false }
+    }
 }

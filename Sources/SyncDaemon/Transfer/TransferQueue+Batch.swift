@@ -58,25 +58,29 @@ extension TransferQueue {
         return true
     }
 
-    /// Sends the commits of the outbox again (see `IndexStore+Outbox`) and records what
-    /// the server did with them, before any new push is prepared against the index.
+    /// Sends the commits of the outbox again (see `OutboxStore`) and records what the
+    /// server did with them, before any new push is prepared against the index.
     /// False while one cannot be sent.
     func replayOutbox() async -> Bool {
-        let pending: [OutboxCommit]
-        do { pending = try index.outbox(folder: folder) } catch let error as IndexCorruption {
-            // A row no release can read blocks nothing: set aside (logged); its paths' ops
-            // push them afresh (a conflict of identical content is adopted).
-            logger.error("dropping an unreadable commit outbox row", metadata: ["folder": "\(folder)", "error": "\(error)"])
-            do { try index.dropOutbox(folder: folder, ids: [error.value]) } catch {
-                logger.error("cannot drop it", metadata: ["folder": "\(folder)", "error": "\(error)"])
-                return false
-            }
-            return await replayOutbox()
-        } catch {
+        let outbox: OutboxStore.Contents
+        do { outbox = try index.outbox.contents(folder: folder) } catch {
             logger.error("cannot read the commit outbox", metadata: ["folder": "\(folder)", "error": "\(error)"])
             return false
         }
-        for commit in pending {
+        if !outbox.unreadable.isEmpty {
+            // A row no release can read blocks nothing: set aside (logged); its paths' ops
+            // push them afresh (a conflict of identical content is adopted).
+            for row in outbox.unreadable {
+                logger.error(
+                    "dropping an unreadable commit outbox row",
+                    metadata: ["folder": "\(folder)", "commit": "\(row.id)", "error": "\(row.error)"])
+            }
+            do { try index.outbox.drop(folder: folder, ids: outbox.unreadable.map { $0.id }) } catch {
+                logger.error("cannot drop it", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                return false
+            }
+        }
+        for commit in outbox.commits {
             switch await uploader.replay(commit) {
             case .later(let error):
                 offlineError = error
@@ -89,11 +93,11 @@ extension TransferQueue {
                 logger.error(
                     "giving up on resending a commit the server keeps refusing; its paths are pushed afresh",
                     metadata: ["folder": "\(folder)", "commit": "\(commit.id)", "error": "\(error)"])
-                do { try index.dropOutbox(folder: folder, ids: [commit.id]) } catch { return false }
+                do { try index.outbox.drop(folder: folder, ids: [commit.id]) } catch { return false }
                 replayFailures[commit.id] = nil
             case .answered(let update, let conflicts):
                 do {
-                    try index.recordResent(folder: folder, update)
+                    try index.records.applyResent(folder: folder, update)
                 } catch {
                     logger.error("cannot record a resent commit", metadata: ["folder": "\(folder)", "error": "\(error)"])
                     return false

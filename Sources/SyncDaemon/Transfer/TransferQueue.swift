@@ -133,7 +133,7 @@ public actor TransferQueue {
         let recent = recentDeletes.reduce(0) { $0 + $1.count }
         if now > deletesApprovedUntil {
             let live: Int
-            do { live = try index.liveBaseCount(folder: folder) } catch { return false }
+            do { live = try index.base.liveCount(folder: folder) } catch { return false }
             // Judge the wave against the folder as it was when the wave began.
             if deleteGuard.mustWait(deletes: recent + count, liveEntries: live + recent) { return false }
         }

@@ -18,30 +18,38 @@ struct ScanBaseline: Sendable {
     var liveBase: [(path: String, isDirectory: Bool)] = []
 }
 
-extension IndexStore {
+extension RecordStore {
     func scanBaseline(folder: String) throws -> ScanBaseline {
         try pool.read { db in
             var baseline = ScanBaseline()
+            let local = LocalFileStore.table
             let locals = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT l.path, l.kind, l.inode, l.size, l.mtime_ns, l.ctime_ns, l.mode,
-                           (b.deleted = 0 AND b.kind = l.kind AND b.content_hash = l.content_hash)
+                           (b.path IS NOT NULL AND b.deleted = 0 AND b.kind = l.kind AND b.content_hash = l.content_hash)
                     FROM local_files l LEFT JOIN base b ON b.folder_id = l.folder_id AND b.path = l.path
                     WHERE l.folder_id = ?
                     """, arguments: [folder])
             while let row = try locals.next() {
-                let kind: String = row[1]
-                let mode: Int64 = row[6]
-                let inSync: Bool? = row[7]
+                let path: String = try row.indexValue(at: 0, "path", table: local)
+                func value<Value: DatabaseValueConvertible>(_ index: Int, _ column: String) throws -> Value {
+                    try row.indexValue(at: index, column, table: local, path: path)
+                }
                 let stat = FileStat(
-                    kind: try IndexStore.kind(kind, table: "local_files", path: row[0]), inode: UInt64(bitPattern: row[2]), size: row[3],
-                    mtimeNs: row[4], ctimeNs: row[5], mode: UInt32(truncatingIfNeeded: mode))
-                baseline.local[row[0]] = ScanBaseline.Synced(stat: stat, inSync: inSync ?? false)
+                    kind: try IndexValue.kind(value(1, "kind"), table: local, path: path),
+                    inode: UInt64(bitPattern: try value(2, "inode")), size: try value(3, "size"),
+                    mtimeNs: try value(4, "mtime_ns"), ctimeNs: try value(5, "ctime_ns"),
+                    mode: try IndexValue.mode(value(6, "mode"), table: local, path: path))
+                baseline.local[path] = ScanBaseline.Synced(stat: stat, inSync: try value(7, "base"))
             }
             let bases = try Row.fetchCursor(
-                db, sql: "SELECT path, kind = 'directory' FROM base WHERE folder_id = ? AND deleted = 0", arguments: [folder])
-            while let row = try bases.next() { baseline.liveBase.append((row[0], row[1])) }
+                db, sql: "SELECT path, kind FROM base WHERE folder_id = ? AND deleted = 0", arguments: [folder])
+            while let row = try bases.next() {
+                let path: String = try row.indexValue(at: 0, "path", table: BaseStore.table)
+                let kind = try IndexValue.kind(row.indexValue(at: 1, "kind", table: BaseStore.table, path: path), table: BaseStore.table, path: path)
+                baseline.liveBase.append((path, kind == .directory))
+            }
             return baseline
         }
     }
