@@ -31,7 +31,7 @@ extension FolderEngine {
                     // At most 15 s: a move row left `running` must not hold the feed for good.
                     let me = await remote.deviceId
                     if page.entries.contains(where: { $0.device == me && ($0.movedFrom != nil || $0.movedTo != nil) }),
-                        try index.hasMoveInFlight(folder: id)
+                        try index.journal.hasMoveInFlight(folder: id)
                     {
                         let started = ownMoveWaitStarted ?? ContinuousClock.now
                         ownMoveWaitStarted = started

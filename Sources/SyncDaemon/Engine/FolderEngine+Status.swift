@@ -4,7 +4,7 @@ import SyncControl
 
 extension FolderEngine {
     public func status() async throws -> FolderStatus {
-        let pending = try index.pendingCount(folder: id) + journalBuffer.paths + settleMachine.unjournaled
+        let pending = try index.journal.pendingCount(folder: id) + journalBuffer.paths + settleMachine.unjournaled
         let stored = try index.folders.state(folder: id)
         var errors = try index.errors.list(folder: id).map {
             PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(Self.iso))
@@ -20,7 +20,7 @@ extension FolderEngine {
         let offline = await queue.offlineError
         let paused = await queue.paused
         let busy = await queue.isBusy
-        let held = try index.heldCount(folder: id) + remoteDeletesHeld
+        let held = try index.journal.heldCount(folder: id) + remoteDeletesHeld
         let state: FolderState
         if paused {
             state = .paused

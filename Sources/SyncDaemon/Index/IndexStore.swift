@@ -17,6 +17,8 @@ public final class IndexStore: Sendable {
     public let base: BaseStore
     /// Local file and base records read together, and updates written across the tables.
     let records: RecordStore
+    /// `journal`: pending pushes, coalesced by path.
+    public let journal: JournalStore
     /// `commit_outbox`: commits sent whose outcome is not recorded yet.
     let outbox: OutboxStore
     /// `download_intents`: downloads recorded but perhaps not renamed into place.
@@ -46,6 +48,7 @@ public final class IndexStore: Sendable {
         chunks = LocalChunkStore(pool: pool)
         base = BaseStore(pool: pool)
         records = RecordStore(pool: pool)
+        journal = JournalStore(pool: pool)
         outbox = OutboxStore(pool: pool)
         intents = DownloadIntentStore(pool: pool)
         folders = FolderStateStore(pool: pool)

@@ -142,7 +142,7 @@ extension RemoteApplier {
         // usual: the move re-keys the records below its source when it commits, and a file
         // this batch re-created there must then be looked at again (else the index forgets it).
         let dropEchoes: Bool
-        do { dropEchoes = try !index.hasPendingMove(folder: folder) } catch { dropEchoes = false }
+        do { dropEchoes = try !index.journal.hasPendingMove(folder: folder) } catch { dropEchoes = false }
         var placed: [(entry: WireEntry, stat: FileStat)] = []
         for (file, base, local) in staged {
             guard recorded.contains(file.entry.path) else {

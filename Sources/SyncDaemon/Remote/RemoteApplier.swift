@@ -61,7 +61,7 @@ struct RemoteApplier: Sendable {
                 }
                 // (Not the entries a server-side move made: no push of that path records them.)
                 if let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil,
-                    try index.hasPendingPush(folder: folder, path: entry.path)
+                    try index.journal.hasPendingPush(folder: folder, path: entry.path)
                 {
                     outcome.applied.append((entry.path, entry.rev))
                     continue
