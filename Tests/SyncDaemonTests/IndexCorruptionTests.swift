@@ -52,6 +52,8 @@ struct IndexCorruptionTests {
     }
 
     /// SQLite keeps text in an INTEGER column as text: read as a number it would be 0.
+    /// (The scan's narrow read takes the fast path: there a wrong stat only means the file
+    /// is read again.)
     @Test func aValueOfAnotherTypeIsAnError() throws {
         let (index, tmp) = try Self.index("index-mistyped", """
             INSERT INTO local_files (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks)
@@ -62,7 +64,6 @@ struct IndexCorruptionTests {
         defer { tmp.remove() }
         Self.expectCorrupt("inode", "\"many\"", path: "a") { _ = try index.files.record(folder: "docs", path: "a") }
         Self.expectCorrupt("mode", "1099511627776", path: "b") { _ = try index.files.record(folder: "docs", path: "b") }
-        Self.expectCorrupt("inode", "\"many\"", path: "a") { _ = try index.records.scanBaseline(folder: "docs") }
     }
 
     /// A JSON column that does not decode names its row.

@@ -15,8 +15,11 @@ extension Row {
         }
     }
 
-    /// The value at `index` (narrow queries read by position); `column` names it in an error.
-    func indexValue<Value: DatabaseValueConvertible>(
+    /// The value at `index`, for the scan's narrow read of every row (100,000 of them on a
+    /// warm rescan): GRDB's fast path. A NULL is still an error, but SQLite converts a
+    /// value of another type (text read as a number is 0: the stat then differs, and the
+    /// scan reads the file again, which rewrites the record). `column` names it in an error.
+    func indexValue<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         at index: Int, _ column: String, table: String, path: String? = nil
     ) throws -> Value {
         do { return try decode(Value.self, atIndex: index) } catch {

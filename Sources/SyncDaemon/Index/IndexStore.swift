@@ -1,4 +1,3 @@
-import Foundation
 import GRDB
 
 /// The daemon's local index: one SQLite file (WAL) under the state directory. This type
