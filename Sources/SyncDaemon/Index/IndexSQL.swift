@@ -18,4 +18,14 @@ enum IndexSQL {
     static func marks(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ",")
     }
+
+    /// A committed move in a table keyed by (folder_id, path): the rows at `from` and
+    /// below it take the new name; whatever was at `to` and below it goes.
+    static func renameSubtree(table: String, folder: String, from: String, to: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM \(table) WHERE \(subtree)", arguments: subtree(folder: folder, to))
+        // substr/length count characters in both: the prefix is cut exactly.
+        try db.execute(
+            sql: "UPDATE \(table) SET path = ? || substr(path, length(?) + 1) WHERE \(subtree)",
+            arguments: [to, from] + subtree(folder: folder, from))
+    }
 }

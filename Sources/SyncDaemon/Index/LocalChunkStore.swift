@@ -45,6 +45,6 @@ struct LocalChunkStore: Sendable {
     }
 
     func rename(folder: String, from: String, to: String, in db: Database) throws {
-        try LocalFileStore.rename(table: Self.table, folder: folder, from: from, to: to, in: db)
+        try IndexSQL.renameSubtree(table: Self.table, folder: folder, from: from, to: to, in: db)
     }
 }

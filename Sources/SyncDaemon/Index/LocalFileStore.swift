@@ -59,16 +59,7 @@ public struct LocalFileStore: Sendable {
     /// A committed move: the records at `from` and below it take the new name (they
     /// describe files that moved with it); whatever was at `to` goes.
     func rename(folder: String, from: String, to: String, in db: Database) throws {
-        try Self.rename(table: Self.table, folder: folder, from: from, to: to, in: db)
-    }
-
-    /// Renames `from` and below to `to` in a table keyed by (folder_id, path).
-    static func rename(table: String, folder: String, from: String, to: String, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM \(table) WHERE \(IndexSQL.subtree)", arguments: IndexSQL.subtree(folder: folder, to))
-        // substr/length count characters in both: the prefix is cut exactly.
-        try db.execute(
-            sql: "UPDATE \(table) SET path = ? || substr(path, length(?) + 1) WHERE \(IndexSQL.subtree)",
-            arguments: [to, from] + IndexSQL.subtree(folder: folder, from))
+        try IndexSQL.renameSubtree(table: Self.table, folder: folder, from: from, to: to, in: db)
     }
 
     static func decode(_ row: Row) throws -> LocalRecord {
