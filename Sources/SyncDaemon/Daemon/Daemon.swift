@@ -20,7 +20,7 @@ public enum Daemon {
         let index: IndexStore
         do {
             index = try IndexStore(path: config.daemon.stateDir + "/index.sqlite")
-            try index.resumeInterrupted()
+            try index.journal.resumeInterrupted()
         } catch {
             throw DaemonError(.index, "cannot open the index in \(config.daemon.stateDir)", underlying: error)
         }

@@ -20,7 +20,7 @@ extension FolderEngine {
                 continue
             }
             do {
-                let cursor = try index.folderState(folder: id).remoteCursor
+                let cursor = try index.folders.state(folder: id).remoteCursor
                 let page = try await remote.changes(folder: id, since: cursor, waitSeconds: 25, limit: Self.feedPageLimit)
                 feedError = nil
                 failures = 0
@@ -31,7 +31,7 @@ extension FolderEngine {
                     // At most 15 s: a move row left `running` must not hold the feed for good.
                     let me = await remote.deviceId
                     if page.entries.contains(where: { $0.device == me && ($0.movedFrom != nil || $0.movedTo != nil) }),
-                        try index.hasMoveInFlight(folder: id)
+                        try index.journal.hasMoveInFlight(folder: id)
                     {
                         let started = ownMoveWaitStarted ?? ContinuousClock.now
                         ownMoveWaitStarted = started
@@ -53,7 +53,7 @@ extension FolderEngine {
                         throw unreachable
                     }
                 }
-                if page.cursor != cursor { try index.setRemoteCursor(folder: id, page.cursor) }
+                if page.cursor != cursor { try index.folders.setRemoteCursor(folder: id, page.cursor) }
                 feedCatchingUp = page.hasMore
             } catch is CancellationError {
                 return
@@ -74,12 +74,12 @@ extension FolderEngine {
         // What a server-side move leaves behind is not lost either.
         let tombstones = entries.filter { $0.deleted && $0.movedTo == nil }.map(\.path)
         guard !tombstones.isEmpty else { return true }
-        let bases = try index.records(folder: id, paths: tombstones).base
+        let bases = try index.records.read(folder: id, paths: tombstones).base
         // Content that arrives at another path in the same page was moved, not lost.
         let arriving = Set(entries.filter { !$0.deleted && $0.kind == .file }.map(\.contentHash))
         let deletes = bases.values.filter { !$0.deleted && !($0.kind == .file && arriving.contains($0.contentHash)) }.count
         let guardrail = DeleteGuard(maxFraction: config.maxDeleteFraction, maxCount: config.maxDeleteCount)
-        let live = try index.liveBaseCount(folder: id)
+        let live = try index.base.liveCount(folder: id)
         if remoteDeletesApproved || !guardrail.mustWait(deletes: deletes, liveEntries: live) {
             remoteDeletesApproved = false
             remoteDeletesHeld = 0
@@ -118,14 +118,14 @@ extension FolderEngine {
             logger.warning("remote change refused", metadata: ["path": "\(path)", "error": "\(message)"])
         }
         do {
-            try index.clearRetries(folder: id, applied: outcome.applied)
-            try index.holdForRetry(folder: id, outcome.failed) { attempt in
+            try index.retries.clear(folder: id, applied: outcome.applied)
+            try index.retries.hold(folder: id, outcome.failed) { attempt in
                 Self.retryBackoff.delay(afterAttempt: attempt, jitter: Double.random(in: 0..<1))
             }
             for (path, message) in outcome.errors where !retried.contains(path) {
-                try index.showError(folder: id, path: path, message: message)
+                try index.errors.show(folder: id, path: path, message: message)
             }
-            remoteRetries = try index.retryCount(folder: id)
+            remoteRetries = try index.retries.count(folder: id)
         } catch {
             // The cursor must not move past entries that are neither applied nor kept.
             logger.error("cannot keep remote entries for a retry", metadata: ["folder": "\(id)", "error": "\(error)"])
@@ -142,9 +142,9 @@ extension FolderEngine {
     func retryRemotePeriodically() async {
         while !Task.isCancelled {
             do {
-                remoteRetries = try index.retryCount(folder: id)
+                remoteRetries = try index.retries.count(folder: id)
                 if remoteRetries > 0, await !queue.paused, await checkRoot() {
-                    let due = try index.dueRetries(folder: id)
+                    let due = try index.retries.due(folder: id)
                     if !due.isEmpty { await applyRemote(due) }
                 }
             } catch {

@@ -18,7 +18,7 @@ extension FolderEngine {
             logger.error("\(error)", metadata: ["folder": "\(id)"])
         }
         do {
-            let state = try index.folderState(folder: id)
+            let state = try index.folders.state(folder: id)
             if state.paused { await queue.setPaused(true) }
         } catch {
             logger.error("cannot read folder state", metadata: ["folder": "\(id)", "error": "\(error)"])
@@ -76,7 +76,7 @@ extension FolderEngine {
     private func recoverInterruptedDownloads() {
         let folder = FolderRoot(root)
         do {
-            let restored = try index.recoverInterruptedDownloads(folder: id) { path in
+            let restored = try index.records.recoverInterruptedDownloads(folder: id) { path in
                 guard case .found(let stat) = folder.lstat(path) else { return nil }
                 return stat.inode
             }
@@ -111,7 +111,7 @@ extension FolderEngine {
     }
 
     public func setPaused(_ paused: Bool) async throws {
-        try index.setPaused(folder: id, paused)
+        try index.folders.setPaused(folder: id, paused)
         await queue.setPaused(paused)
     }
 }

@@ -24,7 +24,7 @@ extension FolderEngine {
                 removeStagingFiles(scanned.stagingFiles)
                 stagingCleared = true
             }
-            let baseline = try index.scanBaseline(folder: id)
+            let baseline = try index.records.scanBaseline(folder: id)
             let liveBase = baseline.liveBase.count
             if items.isEmpty && liveBase > 0 {
                 rootProblem = "folder root \(root) is empty but \(liveBase) synced entries are known; "

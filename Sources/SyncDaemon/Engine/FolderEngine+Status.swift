@@ -4,9 +4,9 @@ import SyncControl
 
 extension FolderEngine {
     public func status() async throws -> FolderStatus {
-        let pending = try index.pendingCount(folder: id) + journalBuffer.paths + settleMachine.unjournaled
-        let stored = try index.folderState(folder: id)
-        var errors = try index.pathErrors(folder: id).map {
+        let pending = try index.journal.pendingCount(folder: id) + journalBuffer.paths + settleMachine.unjournaled
+        let stored = try index.folders.state(folder: id)
+        var errors = try index.errors.list(folder: id).map {
             PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(Self.iso))
         }
         for message in nameProblems.values.sorted() { errors.append(PathErrorStatus(path: "", message: message, retryAt: nil)) }
@@ -20,7 +20,7 @@ extension FolderEngine {
         let offline = await queue.offlineError
         let paused = await queue.paused
         let busy = await queue.isBusy
-        let held = try index.heldCount(folder: id) + remoteDeletesHeld
+        let held = try index.journal.heldCount(folder: id) + remoteDeletesHeld
         let state: FolderState
         if paused {
             state = .paused
@@ -67,7 +67,7 @@ extension FolderEngine {
         return FolderStatus(
             id: id, path: root, state: state, pendingUploads: pending, pendingDownloads: pendingDownloads + remoteRetries,
             transferring: transfers,
-            conflicts: try index.conflictCount(folder: id), errors: errors,
+            conflicts: try index.conflicts.count(folder: id), errors: errors,
             lastSyncedAt: stored.lastSyncedAt.map(Self.iso), remoteCursor: stored.remoteCursor,
             watchedDirectories: watchedDirectories)
     }
@@ -79,7 +79,7 @@ extension FolderEngine {
     }
 
     public func conflicts() throws -> [ConflictInfo] {
-        try index.conflicts(folder: id).map {
+        try index.conflicts.list(folder: id).map {
             ConflictInfo(folder: id, path: $0.path, remoteRev: $0.remoteRev, detectedAt: Self.iso($0.detectedAt))
         }
     }
