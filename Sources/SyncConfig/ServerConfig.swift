@@ -16,10 +16,13 @@ public struct ServerConfig: Sendable, Equatable {
     public var blobs: String
     /// How long old versions and deleted files are kept.
     public var retention: Duration
+    /// Compaction rewrites a sealed pack whose live fraction is below this (0...1).
+    public var compactBelow: Double
 
     public init(
         file: String, host: String = "127.0.0.1", port: Int = 8417, dataDir: String,
-        metadata: String = "sqlite", blobs: String = "filesystem", retention: Duration = ServerConfig.defaultRetention
+        metadata: String = "sqlite", blobs: String = "filesystem", retention: Duration = ServerConfig.defaultRetention,
+        compactBelow: Double = ServerConfig.defaultCompactBelow
     ) {
         self.file = file
         self.host = host
@@ -28,15 +31,17 @@ public struct ServerConfig: Sendable, Equatable {
         self.metadata = metadata
         self.blobs = blobs
         self.retention = retention
+        self.compactBelow = compactBelow
     }
 
     public static let defaultListen = "127.0.0.1:8417"
     public static let defaultDataDir = "~/.local/share/sync-server"
     public static let defaultRetention: Duration = .seconds(30 * 86_400)
+    public static let defaultCompactBelow = 0.5
 
     static let rootKeys = ["server", "storage"]
     static let serverKeys = ["listen", "data_dir"]
-    static let storageKeys = ["metadata", "blobs", "retention"]
+    static let storageKeys = ["metadata", "blobs", "retention", "compact_below"]
 
     /// Reads, parses and validates a sync-server config file. `data_dir` need not exist.
     public static func load(
@@ -75,9 +80,14 @@ public struct ServerConfig: Sendable, Equatable {
         let blobs = try storage.string("blobs") ?? "filesystem"
         try checkStore(blobs, key: "blobs", supported: "filesystem", later: ["s3://"], reader: storage)
         let retention = try storage.duration("retention") ?? defaultRetention
+        let compactBelow = try storage.number("compact_below") ?? defaultCompactBelow
+        guard (0...1).contains(compactBelow) else {
+            throw storage.error(
+                "compact_below", "out of range: expected a number from 0 to 1 (e.g. 0.5; 0 rewrites no pack), got \(compactBelow)")
+        }
 
         return ServerConfig(file: file, host: host, port: port, dataDir: dataDir,
-                            metadata: metadata, blobs: blobs, retention: retention)
+                            metadata: metadata, blobs: blobs, retention: retention, compactBelow: compactBelow)
     }
 
     private static func checkStore(

@@ -18,6 +18,9 @@ public struct ServerSettings: Sendable, Equatable {
     /// Requests one device may have in progress at once (long-polls included);
     /// more are answered `429 too_many_requests`.
     public var maxRequestsPerDevice: Int
+    /// A sealed pack whose live fraction (live chunks' bytes / pack size) is below this is
+    /// rewritten by compaction; 0 rewrites none (packs with no live chunk are still deleted).
+    public var compactBelow: Double
 
     public init(
         host: String = "127.0.0.1",
@@ -26,7 +29,8 @@ public struct ServerSettings: Sendable, Equatable {
         retention: Duration = .seconds(30 * 86_400),
         tokenLifetime: Duration = .seconds(3600),
         idleTimeout: Duration = .seconds(10),
-        maxRequestsPerDevice: Int = 64
+        maxRequestsPerDevice: Int = 64,
+        compactBelow: Double = 0.5
     ) {
         self.host = host
         self.port = port
@@ -35,6 +39,7 @@ public struct ServerSettings: Sendable, Equatable {
         self.tokenLifetime = tokenLifetime
         self.idleTimeout = idleTimeout
         self.maxRequestsPerDevice = maxRequestsPerDevice
+        self.compactBelow = compactBelow
     }
 
     var metadataPath: String { dataDir + "/metadata.sqlite" }
