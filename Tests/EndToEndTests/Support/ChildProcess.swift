@@ -10,11 +10,16 @@ extension Process {
         return true
     }
 
-    /// Runs `executable` to its end: exit status, stdout and stderr.
-    static func capture(_ executable: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    /// Runs `executable` to its end: exit status, stdout and stderr. `environment`: extra variables.
+    static func capture(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
