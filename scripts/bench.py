@@ -34,6 +34,10 @@ Scenarios (see docs/benchmarks.md for what each number means):
   idle          10,000 files synced, daemon idle: CPU over 30 s and RSS
   dir-move      a synced directory of 10,000 files renamed -> every file at its new
                 path in the feed; revisions taken; chunk store growth (must be 0)
+  gc            10,000 x 4 KiB files committed through the protocol, 9,000 of them deleted,
+                the server stopped, then `sync-server storage gc` with retention and the
+                grace period passed (SYNC_SERVER_NOW_OFFSET): its wall time, the pack bytes
+                before and after, the live bytes, its summary line
 
 Medians over --runs (latency: over its 30 samples). A markdown table is printed at the
 end; --json FILE also writes the raw samples. Exit status 1 if a scenario failed
@@ -1374,6 +1378,73 @@ def bench_dir_move(ctx):
         ctx.failures.append(("dir-move", traceback.format_exc(), tail(env.daemon_log) if env else ""))
 
 
+def post(env, path, body, content_type="application/json"):
+    req = urllib.request.Request(env.url + f"/v1/folders/{FOLDER}" + path, data=body, method="POST",
+                                 headers={"Authorization": f"Bearer {env.token}", "Content-Type": content_type})
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return json.load(r) if r.headers.get("Content-Type", "").startswith("application/json") else r.read()
+
+
+def push_and_delete(env, payloads, keep_every):
+    """Commits one file per payload (chunks sent in 8 MiB batches), then deletes all but every
+    `keep_every`-th; returns the live bytes."""
+    import hashlib
+    changes, batch = [], b""
+    for i, data in enumerate(payloads):
+        h = hashlib.sha256(data).hexdigest()
+        batch += bytes.fromhex(h) + len(data).to_bytes(8, "big") + data
+        if len(batch) >= 8 << 20:
+            post(env, "/chunks/batch", batch, "application/octet-stream")
+            batch = b""
+        changes.append({"path": f"d{i // 100:03}/f{i % 100:04}.bin", "base_rev": 0, "kind": "file",
+                        "size": len(data), "mtime_ns": 1_700_000_000_000_000_000, "mode": 0o644, "chunks": [h],
+                        "content_hash": hashlib.sha256(bytes.fromhex(h)).hexdigest(), "deleted": False})
+    if batch:
+        post(env, "/chunks/batch", batch, "application/octet-stream")
+    results = post(env, "/commit", json.dumps({"changes": changes}).encode())["results"]
+    gone = [{"path": c["path"], "base_rev": r["rev"], "kind": "file", "size": 0, "mtime_ns": 0, "mode": 0o644,
+             "chunks": [], "content_hash": hashlib.sha256(b"").hexdigest(), "deleted": True}
+            for i, (c, r) in enumerate(zip(changes, results)) if i % keep_every]
+    post(env, "/commit", json.dumps({"changes": gone}).encode())
+    return sum(len(p) for i, p in enumerate(payloads) if i % keep_every == 0)
+
+
+def bench_gc(ctx):
+    """10,000 x 4 KiB committed, 9,000 deleted, server stopped; `storage gc` as if 31 days
+    had passed: its wall time and the pack bytes before and after (decision 0012)."""
+    payloads = small_payloads()
+    times, before, after = [], [], []
+    for run in range(ctx.args.runs):
+        env = None
+        try:
+            env = ctx.env("gc")
+            env.start_server()
+            live = push_and_delete(env, payloads, keep_every=10)
+            env.stop()
+            packs_before = store_usage(env.data_dir)[0]
+            wait_quiet(ctx, f"gc run {run + 1}")
+            sv = os.path.join(env.bin, "sync-server")
+            t0 = now()
+            p = subprocess.run([sv, "storage", "gc", "--config", env.server_conf], capture_output=True, text=True,
+                               timeout=ctx.args.timeout, env=dict(os.environ, SYNC_SERVER_NOW_OFFSET=str(31 * 86_400)))
+            t1 = now()
+            if p.returncode != 0:
+                raise BenchError(f"storage gc failed ({p.returncode}): {p.stderr.strip()}")
+            packs_after = store_usage(env.data_dir)[0]
+            log(f"gc run {run + 1}: {t1 - t0:.3f} s, packs {packs_before:,} -> {packs_after:,} B, live {live:,} B; "
+                f"{p.stdout.strip()}")
+            times.append(t1 - t0)
+            before.append(packs_before)
+            after.append(packs_after)
+            ctx.done(env)
+        except Exception:
+            ctx.failures.append(("gc", traceback.format_exc(), tail(env.server_log) if env else ""))
+            return
+    ctx.add("gc", "storage gc after 9,000 of 10,000 x 4 KiB deleted (process start to exit)", "s", times)
+    ctx.add("gc", "pack bytes before gc", "B", before)
+    ctx.add("gc", "pack bytes after gc (live data: 1,000 x 4 KiB = 4,096,000 B)", "B", after)
+
+
 SCENARIOS = {
     "baseline": bench_baseline,
     "small-files": bench_small_files,
@@ -1387,6 +1458,7 @@ SCENARIOS = {
     "noop-rescan": bench_noop,
     "idle": bench_idle,
     "dir-move": bench_dir_move,
+    "gc": bench_gc,
 }
 
 

@@ -28,11 +28,14 @@ public struct ServerConfig: Sendable, Equatable {
             self.key = key
         }
     }
+    /// Compaction rewrites a sealed pack whose live fraction is below this (0...1).
+    public var compactBelow: Double
 
     public init(
         file: String, host: String = "127.0.0.1", port: Int = 8417, dataDir: String,
         metadata: String = "sqlite", blobs: String = "filesystem", retention: Duration = ServerConfig.defaultRetention,
-        tls: TLSFiles? = nil
+        tls: TLSFiles? = nil,
+        compactBelow: Double = ServerConfig.defaultCompactBelow
     ) {
         self.tls = tls
         self.file = file
@@ -42,15 +45,17 @@ public struct ServerConfig: Sendable, Equatable {
         self.metadata = metadata
         self.blobs = blobs
         self.retention = retention
+        self.compactBelow = compactBelow
     }
 
     public static let defaultListen = "127.0.0.1:8417"
     public static let defaultDataDir = "~/.local/share/sync-server"
     public static let defaultRetention: Duration = .seconds(30 * 86_400)
+    public static let defaultCompactBelow = 0.5
 
     static let rootKeys = ["server", "storage"]
     static let serverKeys = ["listen", "data_dir", "tls_cert", "tls_key"]
-    static let storageKeys = ["metadata", "blobs", "retention"]
+    static let storageKeys = ["metadata", "blobs", "retention", "compact_below"]
 
     /// Reads, parses and validates a sync-server config file. `data_dir` need not exist.
     public static func load(
@@ -96,9 +101,14 @@ public struct ServerConfig: Sendable, Equatable {
         let blobs = try storage.string("blobs") ?? "filesystem"
         try checkStore(blobs, key: "blobs", supported: "filesystem", later: ["s3://"], reader: storage)
         let retention = try storage.duration("retention") ?? defaultRetention
+        let compactBelow = try storage.number("compact_below") ?? defaultCompactBelow
+        guard (0...1).contains(compactBelow) else {
+            throw storage.error(
+                "compact_below", "out of range: expected a number from 0 to 1 (e.g. 0.5; 0 rewrites no pack), got \(compactBelow)")
+        }
 
         return ServerConfig(file: file, host: host, port: port, dataDir: dataDir,
-                            metadata: metadata, blobs: blobs, retention: retention, tls: tls)
+                            metadata: metadata, blobs: blobs, retention: retention, tls: tls, compactBelow: compactBelow)
     }
 
     /// `tls_cert` and `tls_key`: both or neither.

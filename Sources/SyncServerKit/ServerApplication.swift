@@ -27,7 +27,7 @@ struct ServerApplication {
 
         let folder = router.group("/v1/folders/{folder}").add(middleware: AuthMiddleware(tokens: server.tokens, metadata: server.metadata, inFlight: server.inFlight))
         ChunkRoutes(chunks: server.chunks).register(on: folder)
-        CommitRoutes(metadata: server.metadata, chunks: server.chunks, notifier: server.notifier).register(on: folder)
+        CommitRoutes(metadata: server.metadata, notifier: server.notifier).register(on: folder)
         FeedRoutes(metadata: server.metadata, notifier: server.notifier).register(on: folder)
         return router
     }

@@ -18,6 +18,9 @@ public struct ServerSettings: Sendable, Equatable {
     /// Requests one device may have in progress at once (long-polls included);
     /// more are answered `429 too_many_requests`.
     public var maxRequestsPerDevice: Int
+    /// A sealed pack whose live fraction (live chunks' bytes / pack size) is below this is
+    /// rewritten by compaction; 0 rewrites none (packs with no live chunk are still deleted).
+    public var compactBelow: Double
     /// PEM certificate chain and private key: serve https (nil: plain http).
     public var tls: TLSFiles?
 
@@ -38,6 +41,7 @@ public struct ServerSettings: Sendable, Equatable {
         tokenLifetime: Duration = .seconds(3600),
         idleTimeout: Duration = .seconds(10),
         maxRequestsPerDevice: Int = 64,
+        compactBelow: Double = 0.5,
         tls: TLSFiles? = nil
     ) {
         self.tls = tls
@@ -48,6 +52,7 @@ public struct ServerSettings: Sendable, Equatable {
         self.tokenLifetime = tokenLifetime
         self.idleTimeout = idleTimeout
         self.maxRequestsPerDevice = maxRequestsPerDevice
+        self.compactBelow = compactBelow
     }
 
     var metadataPath: String { dataDir + "/metadata.sqlite" }

@@ -71,10 +71,19 @@ public final class SyncServer: Sendable {
             router: ServerApplication(server: self).buildRouter(),
             server: httpServer,
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
-            services: [RetentionService(admin: admin, retention: settings.retention, logger: logger)],
+            services: [
+                RetentionService(gc: storageGC, interval: RetentionService.interval(retention: settings.retention), logger: logger)
+            ],
             onServerRunning: { channel in
                 await onListening(ListeningAddress(host: host, port: channel.localAddress?.port ?? requestedPort))
             },
+            logger: logger)
+    }
+
+    /// Reclaims storage: prunes history, collects unreferenced chunks, compacts packs.
+    var storageGC: StorageGC {
+        StorageGC(
+            metadata: metadata, chunks: chunks, retention: settings.retention, compactBelow: settings.compactBelow,
             logger: logger)
     }
 

@@ -45,6 +45,7 @@ struct ConfigOptions: ParsableArguments {
         }
         return ServerSettings(
             host: loaded.host, port: loaded.port, dataDir: loaded.dataDir, retention: loaded.retention,
+            compactBelow: loaded.compactBelow,
             tls: loaded.tls.map { ServerSettings.TLSFiles(certificate: $0.certificate, key: $0.key) })
     }
 }
@@ -63,9 +64,10 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let settings = try options.settings()
-            LoggingSystem.bootstrap(StreamLogHandler.standardError)
-            var logger = Logger(label: "sync-server")
-            logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+            let logger = bootstrapLogging()
+            // Held until the process ends: no second server or `storage gc` on this data_dir.
+            let lock = try DataDirectoryLock.acquire(dataDir: settings.dataDir, purpose: "serve")
+            defer { withExtendedLifetime(lock) {} }
             let server = try SyncServer(settings: settings, logger: logger)
             try await server.run { address in
                 Output.line("listening on \(address)")
@@ -193,7 +195,36 @@ struct HistoryCommand: AsyncParsableCommand {
 
 struct StorageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "storage", abstract: "Check the chunk store.", subcommands: [Check.self])
+        commandName: "storage", abstract: "Check the chunk store, or reclaim space in it.", subcommands: [Check.self, GC.self])
+
+    struct GC: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "gc",
+            abstract: "Reclaim space now: prune old versions, drop unreferenced chunks, compact packs.",
+            discussion: """
+                Does once what a running server does by itself every min(retention/10, 1h): prunes versions \
+                older than storage.retention, drops chunks that no file and no kept version references and that \
+                were last uploaded (or reported present to a client) more than 24 h ago, rewrites sealed packs \
+                whose live fraction is below storage.compact_below, and deletes packs with no live chunk. Prints \
+                one summary line (versions pruned, chunks and bytes dropped, packs rewritten and deleted, pack bytes \
+                before and after).
+
+                Only while the server is stopped: it takes the data directory's lock, and exits 1 naming the \
+                server's pid if a running server holds it (that server collects garbage by itself). A server \
+                started meanwhile is refused the same way until gc ends. Killing gc at any point loses nothing: \
+                the next start or gc finishes or undoes what it was doing.
+                """)
+
+        @OptionGroup var options: ConfigOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let settings = try options.settings()
+                let report = try await StorageGC.runOffline(settings: settings, logger: bootstrapLogging())
+                Output.line(report.summary)
+            }
+        }
+    }
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -215,6 +246,14 @@ struct StorageCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// Logs go to stderr; LOG_LEVEL (trace, debug, info, notice, warning, error) sets the level, default info.
+func bootstrapLogging() -> Logger {
+    LoggingSystem.bootstrap(StreamLogHandler.standardError)
+    var logger = Logger(label: "sync-server")
+    logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+    return logger
 }
 
 /// An error whose text is the whole message.

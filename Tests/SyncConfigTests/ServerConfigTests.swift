@@ -24,7 +24,11 @@ import Testing
             data_dir = "${DATA}/server"
             [storage]
             retention = "12h"
+            compact_below = 0.25
             """)
+        #expect(config.compactBelow == 0.25)
+        #expect(try parseServer("").compactBelow == 0.5)
+        #expect(try parseServer("[storage]\ncompact_below = 0").compactBelow == 0)
         #expect(config.host == "::1")
         #expect(config.port == 0)
         #expect(config.dataDir == "/data/server")
@@ -71,6 +75,9 @@ import Testing
         BadConfig("[storage]\nretention = \"30 days\"", key: "storage.retention", reason: "invalid duration \"30 days\""),
         BadConfig("[storage]\nretention = 30", key: "storage.retention", reason: "got integer"),
         BadConfig("[storage]\nretension = \"1d\"", key: "storage.retension", reason: "did you mean \"retention\"?"),
+        BadConfig("[storage]\ncompact_below = 1.5", key: "storage.compact_below",
+                  reason: "out of range: expected a number from 0 to 1 (e.g. 0.5; 0 rewrites no pack), got 1.5"),
+        BadConfig("[storage]\ncompact_below = \"50%\"", key: "storage.compact_below", reason: "expected a number, got string"),
         BadConfig("[server]\ndatadir = \"/x\"", key: "server.datadir", reason: "did you mean \"data_dir\"?"),
         BadConfig("[daemon]\nlog_level = \"info\"", key: "daemon", reason: "unknown key at the top level; known keys: server, storage"),
         BadConfig("storage = \"sqlite\"", key: "storage", reason: "expected a table ([storage]), got string"),

@@ -65,6 +65,13 @@ extension Uploader {
             // Refused whole (nothing applied): nothing to send again.
             if error.kind == .permanent { result.update.settledCommits.append(commitId) }
             let paths = Set(slice.compactMap { owners[$0.change.path] })
+            if error.code == "missing_chunks" {
+                // The server had these chunks when asked and dropped them before the commit (its
+                // garbage collection, or a crash's recovery): prepared afresh, they are uploaded again.
+                let again = RemoteError(kind: .transient, status: error.status, code: error.code, message: error.message)
+                markTransientOrFailed(again, paths: Array(paths), into: &result)
+                return
+            }
             if error.kind == .permanent && slice.count > 1 {
                 // One bad change must not block the rest: commit them one by one.
                 for prepared in slice { await commitSlice([prepared], owners: owners, into: &result) }

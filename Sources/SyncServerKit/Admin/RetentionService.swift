@@ -1,25 +1,31 @@
 import Logging
 import ServiceLifecycle
 
-/// Prunes history older than the retention period at start and then hourly.
-/// (Chunks no longer referenced are not collected yet.)
+/// Reclaims storage at start and then every `interval`: prunes history older than the
+/// retention period, drops unreferenced chunks and compacts packs (`StorageGC`). Logs a
+/// summary at info level when a round reclaimed something.
 struct RetentionService: Service {
-    let admin: ServerAdmin
-    let retention: Duration
+    let gc: StorageGC
+    let interval: Duration
     let logger: Logger
-    var interval: Duration = .seconds(3600)
+
+    /// A tenth of the retention period, at most an hour, at least a second: a version is
+    /// pruned, and its chunks collected, at most 10 % of `retention` (or an hour) late.
+    static func interval(retention: Duration) -> Duration {
+        max(.seconds(1), min(retention / 10, .seconds(3600)))
+    }
 
     func run() async throws {
-        let admin = self.admin, retention = self.retention, logger = self.logger, interval = self.interval
+        let gc = self.gc, logger = self.logger, interval = self.interval
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let removed = try await admin.pruneHistory(retention: retention)
-                    if removed > 0 { logger.info("pruned \(removed) old versions") }
+                    let report = try await gc.run(now: ServerClock.now())
+                    if report.reclaimedAnything { logger.info("\(report.summary)") }
                 } catch {
-                    logger.error("history pruning failed: \(error)")
+                    logger.error("storage gc failed: \(error)")
                 }
-                try? await Task.sleep(for: interval)
+                do { try await Task.sleep(for: interval) } catch { return }
             }
         }
     }

@@ -4,7 +4,8 @@ import SyncCore
 
 /// `sync-server storage check`: every chunk that an entry or a kept version references is
 /// in the chunk index, readable, and matches its hash. Read-only (safe while the server
-/// runs: one database snapshot for the references and the index; packs are only appended to).
+/// runs: one database snapshot for the references and the index; a chunk that compaction
+/// moved meanwhile, deleting its old pack, is looked up again and read where it is now).
 public enum StorageCheck {
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
         public var folder: String

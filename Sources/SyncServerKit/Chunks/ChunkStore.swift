@@ -72,7 +72,7 @@ final class ChunkStore: Sendable {
 
     /// The hashes among `hashes` that are not stored, in request order, without duplicates.
     func missing(_ hashes: [String]) async throws -> [String] {
-        let found = try await index.locations(of: hashes)
+        let found = try await index.locationsRenewing(hashes)
         var seen = Set<String>()
         return hashes.filter { seen.insert($0).inserted && found[$0] == nil }
     }
@@ -85,11 +85,12 @@ final class ChunkStore: Sendable {
         let started = ContinuousClock.now
         let packs = try PackRecovery.run(files: packFiles, index: index, logger: logger)
         let legacy = try LegacyImport.run(root: legacyRoot, store: self)
-        if packs.verified > 0 || legacy.imported > 0 || legacy.damaged > 0 {
+        if packs.verified > 0 || packs.retiredRemoved > 0 || legacy.imported > 0 || legacy.damaged > 0 {
             logger.info(
                 "chunk store checked",
                 metadata: [
-                    "packs_verified": "\(packs.verified)", "torn_bytes_cut": "\(packs.truncatedBytes)",
+                    "packs_verified": "\(packs.verified)", "retired_packs_removed": "\(packs.retiredRemoved)",
+                    "torn_bytes_cut": "\(packs.truncatedBytes)",
                     "chunks_dropped": "\(packs.dropped.count)", "legacy_imported": "\(legacy.imported)",
                     "legacy_damaged": "\(legacy.damaged)", "took": "\(ContinuousClock.now - started)",
                 ])

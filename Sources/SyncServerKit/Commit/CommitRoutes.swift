@@ -5,7 +5,6 @@ import SyncCore
 /// `POST /v1/folders/{folder}/commit`.
 struct CommitRoutes {
     let metadata: MetadataStore
-    let chunks: ChunkStore
     let notifier: ChangeNotifier
 
     func register(on group: RouterGroup<ServerRequestContext>) {
@@ -18,14 +17,12 @@ struct CommitRoutes {
         let body = try await request.decodeJSON(CommitRequest.self, limit: RequestBodyLimit.commit)
         let checked = try CommitValidator.check(body)
         let idempotency = try CommitValidator.idempotency(of: body, checked: checked)
-        // The chunk index holds only chunks whose bytes were fsynced before they were
-        // indexed: what passes this check is durable before the commit references it.
-        let sizes = try await chunks.sizes(of: checked.chunks)
-        try CommitValidator.checkChunks(checked, sizes: sizes)
         let started = ContinuousClock.now
+        // The chunks are checked inside the commit's transaction (see MetadataStore.commit).
         guard
             let response = try await metadata.commit(
-                folder: folder, device: session.deviceID, changes: checked.changes, idempotency: idempotency)
+                folder: folder, device: session.deviceID, changes: checked.changes, idempotency: idempotency,
+                checkingChunksOf: checked)
         else { throw APIError.forbidden("this device has no access to that folder") }
         if response.results.contains(where: { $0.status == .ok }) {
             await notifier.publish(folder: folder, rev: response.folderRev)

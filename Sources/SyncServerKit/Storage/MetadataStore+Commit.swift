@@ -9,14 +9,25 @@ extension MetadataStore {
     ///
     /// With `idempotency` (a commit id and the hash of the request), a commit
     /// already applied returns its remembered reply and applies nothing.
+    ///
+    /// With `checked`, every chunk its live files reference must be in the chunk index, read
+    /// in this same write transaction (else `missing_chunks`, nothing applied). The index
+    /// holds only chunks whose bytes were fsynced before they were indexed, so what passes
+    /// is durable; and the collector drops rows in write transactions too, so a chunk that
+    /// passes cannot be dropped before this commit's rows reference it (decision 0012).
     func commit(
-        folder: String, device: String, changes: [CommitChange], idempotency: (id: String, requestHash: String)? = nil
+        folder: String, device: String, changes: [CommitChange], idempotency: (id: String, requestHash: String)? = nil,
+        checkingChunksOf checked: CommitValidator.Checked? = nil
     ) async throws -> CommitResponse? {
         try await pool.write { db in
             guard var rev = try Int64.fetchOne(db, sql: "SELECT rev FROM folders WHERE id = ?", arguments: [folder])
             else { return nil }
             if let idempotency, let replay = try Self.rememberedReply(db, folder: folder, device: device, idempotency) {
                 return replay
+            }
+            if let checked {
+                let sizes = try ChunkIndex.locations(of: checked.chunks, db: db).mapValues(\.length)
+                try CommitValidator.checkChunks(checked, sizes: sizes)
             }
             let statements = try CommitStatements(db)
             let now = Self.nowSeconds()

@@ -41,6 +41,11 @@ enum Migrations {
             // Chunks live in pack files (data_dir/packs); this says where each one is.
             try db.execute(sql: v6ChunkIndex)
         }
+        migrator.registerMigration("v7-chunk-gc") { db in
+            // Garbage collection and compaction (decision 0012). Rows indexed before it get the
+            // migration's time: their grace period starts now.
+            try db.execute(sql: v7ChunkGC)
+        }
         return migrator
     }
 
@@ -65,6 +70,17 @@ enum Migrations {
             length INTEGER NOT NULL
         ) WITHOUT ROWID;
         CREATE INDEX chunk_index_by_pack ON chunk_index(pack_id, offset);
+        """
+
+    /// `chunk_index.touched_at`: when the chunk was last uploaded, or last reported present
+    /// to a client (Unix seconds); an unreferenced chunk is collected only once this is more
+    /// than the grace period ago. `packs.retired`: the pack's rows were all moved away (or it
+    /// had none) and its file is being deleted; nothing may be indexed in it any more, and a
+    /// start finishes the deletion.
+    static let v7ChunkGC = """
+        ALTER TABLE chunk_index ADD COLUMN touched_at INTEGER NOT NULL DEFAULT 0;
+        UPDATE chunk_index SET touched_at = CAST(strftime('%s', 'now') AS INTEGER);
+        ALTER TABLE packs ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
         """
 
     static let v2Moves = """

@@ -11,15 +11,16 @@ extension Process {
         return true
     }
 
-    /// Runs `executable` to its end: exit status, stdout and stderr. `environment`
-    /// replaces the test's own when given.
+    /// Runs `executable` to its end: exit status, stdout and stderr. `environment`: extra variables.
     static func capture(
-        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
-        if let environment { p.environment = environment }
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err

@@ -30,6 +30,7 @@ final class FaultProxy: Sendable {
 
     private struct State {
         var marker: [UInt8]?
+        var hook: (marker: [UInt8], action: @Sendable () -> Void)?
         var faults = 0
         var stopped = false
         var chaos: Chaos?
@@ -63,6 +64,12 @@ final class FaultProxy: Sendable {
     /// The next response to a request containing `marker` is lost.
     func loseNextReply(toRequestContaining marker: String) {
         state.withLock { $0.marker = Array(marker.utf8) }
+    }
+
+    /// Before the request containing `marker` reaches the server (its bytes up to the marker
+    /// may have), `action` runs, once, on the proxy's thread.
+    func beforeForwarding(requestContaining marker: String, _ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.hook = (Array(marker.utf8), action) }
     }
 
     var faults: Int { state.withLock { $0.faults } }
@@ -193,6 +200,12 @@ final class FaultProxy: Sendable {
                 return true
             }
             if armed { connection.doomed.store(true, ordering: .sequentiallyConsistent) }
+            let hook = state.withLock { state -> (@Sendable () -> Void)? in
+                guard let hook = state.hook, Self.contains(recent, hook.marker) else { return nil }
+                state.hook = nil
+                return hook.action
+            }
+            hook?()
             if !suffer(connection) { break }
             if !Self.sendAll(connection.upstream, Array(buffer[0..<n])) { break }
         }

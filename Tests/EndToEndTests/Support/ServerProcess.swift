@@ -40,8 +40,8 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Runs an admin verb and returns its stdout.
     @discardableResult
-    func admin(_ arguments: [String]) throws -> String {
-        let result = try Process.capture(try Binaries.path("sync-server"), arguments + ["--config", configPath])
+    func admin(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
+        let result = try Process.capture(try Binaries.path("sync-server"), arguments + ["--config", configPath], environment: environment)
         guard result.status == 0 else { throw TestFailure("sync-server \(arguments) failed: \(result.err)") }
         return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -52,8 +52,9 @@ final class ServerProcess: @unchecked Sendable {
         return try admin(["device", "add", "--name", device, "--folder", folder])
     }
 
-    /// `environment`: extra variables (e.g. systemd's NOTIFY_SOCKET).
-    func start(environment: [String: String] = [:]) async throws {
+    /// `environment`: extra variables (a crash point, a clock offset: see `ServerCrashPoint`
+    /// and `ServerClock` in SyncServerKit). `waitUntilHealthy` false returns once it is launched.
+    func start(environment: [String: String] = [:], waitUntilHealthy: Bool = true) async throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try Binaries.path("sync-server"))
         p.arguments = ["serve", "--config", configPath]
@@ -67,7 +68,29 @@ final class ServerProcess: @unchecked Sendable {
         p.standardError = log
         try p.run()
         process = p
+        guard waitUntilHealthy else { return }
         try await eventually("sync-server answers on \(url)") { await self.healthy() }
+    }
+
+    /// Waits for the process to end by itself; the signal that ended it (nil: it exited).
+    func waitForExit(timeout: Duration) async throws -> Int32? {
+        guard let p = process else { throw TestFailure("sync-server is not running") }
+        try await eventually("sync-server ends by itself", timeout: timeout, poll: .milliseconds(50)) { !p.isRunning }
+        process = nil
+        return p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil
+    }
+
+    /// Bytes of the pack files in the data directory.
+    func packBytes() throws -> Int64 {
+        let packs = dir + "/data/packs"
+        var total: Int64 = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: packs) where name.hasSuffix(".pack") {
+            guard let size = try FileManager.default.attributesOfItem(atPath: packs + "/" + name)[.size] as? Int64 else {
+                throw TestFailure("no size for \(packs)/\(name)")
+            }
+            total += size
+        }
+        return total
     }
 
     func healthy() async -> Bool {

@@ -12,7 +12,7 @@ struct MigrationTests {
         defer { tmp.remove() }
         let dir = tmp.path
         let store = try MetadataStore(path: dir + "/metadata.sqlite")
-        #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves", "v3-moves-moved-to", "v4-device-revocation", "v5-commit-replies", "v6-chunk-index"])
+        #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves", "v3-moves-moved-to", "v4-device-revocation", "v5-commit-replies", "v6-chunk-index", "v7-chunk-gc"])
         let tables = try await store.pool.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
@@ -80,6 +80,29 @@ struct MigrationTests {
         #expect(try await store.device(id: "0123456789abcdef")?.revokedAt == nil)
         let columns = try await store.pool.read { db in try db.columns(in: "entries").map(\.name) }
         #expect(columns.contains("moved_from") && columns.contains("moved_to"))
+    }
+
+    @Test func chunkRowsOfAVersion6DatabaseStartTheirGracePeriodAtTheUpgrade() async throws {
+        let tmp = try TemporaryDirectory("server-metadata")
+        defer { tmp.remove() }
+        let path = tmp.path + "/metadata.sqlite"
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try Migrations.migrator.migrate(queue, upTo: "v6-chunk-index")
+            try await queue.write { db in
+                try db.execute(sql: "INSERT INTO packs (id, durable_length, sealed) VALUES (1, 1040, 1)")
+                try db.execute(sql: "INSERT INTO chunk_index (hash, pack_id, offset, length) VALUES ('ab', 1, 40, 1000)")
+            }
+        }
+        let before = MetadataStore.nowSeconds()
+        let store = try MetadataStore(path: path)
+        let row = try await store.pool.read { db -> (touched: Int64, retired: Bool)? in
+            try Row.fetchOne(db, sql: "SELECT c.touched_at, p.retired FROM chunk_index c JOIN packs p ON p.id = c.pack_id")
+                .map { ($0[0], $0[1]) }
+        }
+        let touched = try #require(row?.touched)
+        #expect(touched >= before && touched <= MetadataStore.nowSeconds())
+        #expect(row?.retired == false)
     }
 
     @Test func pruningKeepsCurrentVersions() async throws {

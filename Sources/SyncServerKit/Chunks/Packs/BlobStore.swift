@@ -52,10 +52,14 @@ struct FilesystemBlobStore: BlobStore {
     }
 
     func delete(pack: PackID) async throws {
+        try await threadPool.runIfActive { try deleteBlocking(pack: pack) }
+    }
+
+    /// Unlinks the pack (gone already is fine) and makes that durable in the directory.
+    func deleteBlocking(pack: PackID) throws(StoreIOError) {
         let path = path(of: pack)
-        try await threadPool.runIfActive {
-            guard unlink(path) == 0 || errno == ENOENT else { throw StoreIOError(operation: "unlink", path: path, code: errno) }
-        }
+        guard unlink(path) == 0 || errno == ENOENT else { throw StoreIOError(operation: "unlink", path: path, code: errno) }
+        try POSIX.syncDirectory(directory)
     }
 
     func list() async throws -> [PackID: Int64] {

@@ -18,19 +18,23 @@ struct ChunkIndex: Sendable {
 
     static func locations(of hashes: [String], db: Database) throws -> [String: ChunkLocation] {
         var found: [String: ChunkLocation] = [:]
+        try forEachRow(of: hashes, columns: "hash, pack_id, offset, length", db: db) { row in
+            found[row[0]] = ChunkLocation(pack: row[1], offset: row[2], length: row[3])
+        }
+        return found
+    }
+
+    /// Calls `body` with `columns` of the row of each of `hashes` that is indexed.
+    static func forEachRow(of hashes: [String], columns: String, db: Database, _ body: (Row) throws -> Void) throws {
         var start = 0
         while start < hashes.count {
             let part = Array(hashes[start..<min(start + queryBatch, hashes.count)])
             start += queryBatch
             let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT hash, pack_id, offset, length FROM chunk_index WHERE hash IN (\(marks))",
-                arguments: StatementArguments(part))
-            while let row = try rows.next() {
-                found[row[0]] = ChunkLocation(pack: row[1], offset: row[2], length: row[3])
-            }
+                db, sql: "SELECT \(columns) FROM chunk_index WHERE hash IN (\(marks))", arguments: StatementArguments(part))
+            while let row = try rows.next() { try body(row) }
         }
-        return found
     }
 
     /// Records chunks just made durable in `pack` (whose bytes up to `durableLength` are
@@ -39,9 +43,15 @@ struct ChunkIndex: Sendable {
         try await pool.write { db in try Self.insert(chunks, pack: pack, durableLength: durableLength, db: db) }
     }
 
+    /// Fails (`PackRetired`) if the pack was retired by compaction after the bytes were
+    /// appended to it: its file is being deleted, so nothing may point into it.
     static func insert(
-        _ chunks: [(hash: String, location: ChunkLocation)], pack: PackID, durableLength: Int64, db: Database
+        _ chunks: [(hash: String, location: ChunkLocation)], pack: PackID, durableLength: Int64, db: Database,
+        now: Int64 = MetadataStore.nowSeconds()
     ) throws -> [Bool] {
+        if try Bool.fetchOne(db, sql: "SELECT retired FROM packs WHERE id = ?", arguments: [pack]) == true {
+            throw PackRetired(pack: pack)
+        }
         try db.execute(
             sql: """
                 INSERT INTO packs (id, durable_length) VALUES (?, ?)
@@ -49,11 +59,11 @@ struct ChunkIndex: Sendable {
                 """,
             arguments: [pack, durableLength])
         let statement = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO chunk_index (hash, pack_id, offset, length) VALUES (?, ?, ?, ?)")
+            sql: "INSERT OR IGNORE INTO chunk_index (hash, pack_id, offset, length, touched_at) VALUES (?, ?, ?, ?, ?)")
         var created: [Bool] = []
         created.reserveCapacity(chunks.count)
         for chunk in chunks {
-            try statement.execute(arguments: [chunk.hash, chunk.location.pack, chunk.location.offset, chunk.location.length])
+            try statement.execute(arguments: [chunk.hash, chunk.location.pack, chunk.location.offset, chunk.location.length, now])
             created.append(db.changesCount > 0)
         }
         return created
@@ -72,22 +82,26 @@ extension ChunkIndex {
     struct PackRow: Sendable {
         var durableLength: Int64
         var sealed: Bool
+        var retired = false
     }
 
     func packRows() throws -> [PackID: PackRow] {
         try pool.read { db in
             var rows: [PackID: PackRow] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, durable_length, sealed FROM packs") {
-                rows[row[0]] = PackRow(durableLength: row[1], sealed: row[2])
+            for row in try Row.fetchAll(db, sql: "SELECT id, durable_length, sealed, retired FROM packs") {
+                rows[row[0]] = PackRow(durableLength: row[1], sealed: row[2], retired: row[3])
             }
             return rows
         }
     }
 
     /// Makes the index agree with a verified pack: rows of `pack` that no verified record
-    /// backs are dropped (returned), verified records not yet indexed are added (unless
-    /// the hash is indexed elsewhere), and the pack is recorded as sealed at `validEnd`.
-    func reconcile(pack: PackID, verified: [ScannedRecord], validEnd: Int64) throws -> [String] {
+    /// backs are dropped (returned), verified records from `trustedEnd` on that are not yet
+    /// indexed are added (unless the hash is indexed elsewhere), and the pack is recorded as
+    /// sealed at `validEnd`. Below `trustedEnd` the index was written after the bytes, so a
+    /// record it does not name there is garbage (collected, a duplicate, or a compaction's
+    /// copy whose rows never moved) and is not brought back.
+    func reconcile(pack: PackID, verified: [ScannedRecord], validEnd: Int64, trustedEnd: Int64) throws -> [String] {
         try pool.write { db in
             let good = Dictionary(verified.map { ($0.hash, $0.location) }, uniquingKeysWith: { first, _ in first })
             var dropped: [String] = []
@@ -96,13 +110,15 @@ extension ChunkIndex {
                 if good[hash] != ChunkLocation(pack: pack, offset: row[1], length: row[2]) { dropped.append(hash) }
             }
             for hash in dropped { try db.execute(sql: "DELETE FROM chunk_index WHERE hash = ?", arguments: [hash]) }
-            _ = try Self.insert(verified.map { ($0.hash, $0.location) }, pack: pack, durableLength: validEnd, db: db)
+            let fresh = verified.filter { $0.location.recordStart >= trustedEnd }
+            _ = try Self.insert(fresh.map { ($0.hash, $0.location) }, pack: pack, durableLength: validEnd, db: db)
             try db.execute(sql: "UPDATE packs SET durable_length = ?, sealed = 1 WHERE id = ?", arguments: [validEnd, pack])
             return dropped
         }
     }
 
-    /// Forgets a pack whose file is gone; returns the hashes that were indexed in it.
+    /// Forgets a pack whose file is gone (or a retired one, which has no rows); returns the
+    /// hashes that were indexed in it.
     func dropPack(_ pack: PackID) throws -> [String] {
         try pool.write { db in
             let hashes = try String.fetchAll(db, sql: "SELECT hash FROM chunk_index WHERE pack_id = ?", arguments: [pack])

@@ -8,12 +8,16 @@ import Logging
 /// the first record that is cut short or does not match its hash and everything after it
 /// is a torn tail, cut off; the index is made to agree with the records that verified (rows
 /// pointing at torn bytes are dropped, so `chunks/missing` reports those chunks and clients
-/// upload them again); then the pack is sealed. Uploads index a chunk only after its bytes
+/// upload them again); then the pack is sealed. A record below the recorded durable length
+/// that the index does not name is garbage and stays unindexed (decision 0012). A pack
+/// compaction retired is deleted, never read. Uploads index a chunk only after its bytes
 /// were fsynced, so a chunk a commit references is never in a torn tail unless the disk
 /// lost data it had acknowledged.
 enum PackRecovery {
     struct Report: Sendable {
         var verified = 0
+        /// Retired packs (compaction had moved their rows away) whose deletion was finished.
+        var retiredRemoved = 0
         var truncatedBytes: Int64 = 0
         /// Hashes whose index rows were dropped.
         var dropped: [String] = []
@@ -21,8 +25,17 @@ enum PackRecovery {
 
     static func run(files: FilesystemBlobStore, index: ChunkIndex, logger: Logger) throws -> Report {
         var report = Report()
-        let rows = try index.packRows()
-        let sizes = try files.listBlocking()
+        var rows = try index.packRows()
+        var sizes = try files.listBlocking()
+        // Compaction moved every row away from these and was deleting them: finish that,
+        // never read them again (their records are garbage or copies).
+        for (id, row) in rows.sorted(by: { $0.key < $1.key }) where row.retired {
+            if sizes[id] != nil { try files.deleteBlocking(pack: id) }
+            _ = try index.dropPack(id)
+            rows[id] = nil
+            sizes[id] = nil
+            report.retiredRemoved += 1
+        }
         for id in rows.keys.sorted() where sizes[id] == nil {
             let lost = try index.dropPack(id)
             report.dropped += lost
@@ -61,7 +74,7 @@ enum PackRecovery {
         }
         // What was written by a process that died may still be only in the page cache.
         try POSIX.dataSync(fd: fd, path: path)
-        let dropped = try index.reconcile(pack: pack, verified: scan.records, validEnd: scan.validEnd)
+        let dropped = try index.reconcile(pack: pack, verified: scan.records, validEnd: scan.validEnd, trustedEnd: trustedEnd)
         if !dropped.isEmpty {
             logger.warning(
                 "pack \(path): \(dropped.count) indexed chunk(s) were not intact and are forgotten: \(dropped.prefix(5).joined(separator: ", "))")

@@ -61,14 +61,30 @@ final class PackWriter: Sendable {
     /// `fdatasync` calls made so far (one per append).
     var syncs: Int { state.withLockedValue { $0.syncs } }
 
-    func append(_ batch: PackBatch) throws -> Appended {
+    /// `crashPoint` (tests): when it is due, half of the batch is written and the process killed.
+    func append(_ batch: PackBatch, crashPoint: ServerCrashPoint? = nil) throws -> Appended {
         let result: Result<Appended, any Error> = state.withLockedValue { state in
-            Result { try Self.append(batch, state: &state, writer: self) }
+            Result { try Self.append(batch, state: &state, writer: self, crashPoint: crashPoint) }
         }
         return try result.get()
     }
 
-    private static func append(_ batch: PackBatch, state: inout State, writer: PackWriter) throws -> Appended {
+    /// The pack being appended to, if one is open.
+    var currentPack: PackID? { state.withLockedValue { $0.current?.id } }
+
+    /// Seals the open pack if it is `pack` (the next append begins a new one); whether it did.
+    func seal(_ pack: PackID) -> Bool {
+        state.withLockedValue { state in
+            guard let current = state.current, current.id == pack else { return false }
+            close(current.fd)
+            state.current = nil
+            return true
+        }
+    }
+
+    private static func append(
+        _ batch: PackBatch, state: inout State, writer: PackWriter, crashPoint: ServerCrashPoint?
+    ) throws -> Appended {
         var sealed: [PackID] = []
         if let pack = state.current, pack.size > 0, pack.size + Int64(batch.bytes.count) > writer.rotateAt {
             close(pack.fd)
@@ -82,6 +98,10 @@ final class PackWriter: Sendable {
             state.current = try writer.create(id: id)
         }
         guard var pack = state.current else { preconditionFailure("a pack was just opened") }
+        if let crashPoint, ServerCrashPoint.isDue(crashPoint) {
+            _ = batch.bytes.prefix(batch.bytes.count / 2).withUnsafeBytes { pwrite(pack.fd, $0.baseAddress, $0.count, off_t(pack.size)) }
+            ServerCrashPoint.die()
+        }
         do {
             try batch.bytes.withUnsafeBytes { raw in try POSIX.writeAll(fd: pack.fd, raw, at: pack.size, path: pack.path) }
         } catch {

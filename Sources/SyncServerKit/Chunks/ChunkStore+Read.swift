@@ -2,45 +2,10 @@ import Foundation
 import NIOCore
 import SyncCore
 
+/// Reads: ranged reads of packs through the blob store, every chunk checked against its
+/// hash before any of it is served; a chunk whose pack is gone is looked up once more
+/// (compaction moves chunks, then deletes their old pack).
 extension ChunkStore {
-    /// Stores one verified chunk; false if it was already there.
-    func store(hash: String, bytes: ByteBuffer) async throws -> Bool {
-        try await store(records: [(hash, ArraySlice(bytes.readableBytesView))]) == 1
-    }
-
-    /// Stores verified chunks: the ones the index lacks are appended to the current pack in
-    /// one write and one `fdatasync`, then indexed in one transaction. Returns how many were new.
-    func store(records: [(hash: String, bytes: ArraySlice<UInt8>)]) async throws -> Int {
-        let known = try await index.locations(of: records.map(\.hash))
-        var batch = PackBatch()
-        var queued = Set<String>()
-        for record in records where known[record.hash] == nil && queued.insert(record.hash).inserted {
-            record.bytes.withUnsafeBytes { batch.add(hash: record.hash, bytes: $0) }
-        }
-        guard !batch.isEmpty else { return 0 }
-        return try await append(batch).filter { $0 }.count
-    }
-
-    /// Appends (durably) and indexes `batch`; per record, whether its index row is new.
-    func append(_ batch: PackBatch) async throws -> [Bool] {
-        let writer = self.writer
-        let appended: PackWriter.Appended
-        do {
-            appended = try await offload { try writer.append(batch) }
-        } catch let error as StoreIOError {
-            throw error.apiError
-        }
-        try await seal(appended.sealed)
-        let located = zip(batch.records, appended.locations).map { (hash: $0.hash, location: $1) }
-        return try await index.insert(located, pack: appended.locations[0].pack, durableLength: appended.durableLength)
-    }
-
-    /// Hands packs the writer closed to the blob store and records them as sealed.
-    private func seal(_ packs: [PackID]) async throws {
-        for pack in packs { try await blobs.put(pack: pack, file: packFiles.path(of: pack)) }
-        try await index.markSealed(packs)
-    }
-
     /// The chunk's bytes (or the requested part of them); nil if not stored. The whole
     /// chunk is read and checked against its hash first: damaged bytes are never served.
     func read(hash: String, rangeHeader: String?) async throws -> ChunkRead? {
@@ -57,13 +22,24 @@ extension ChunkStore {
         return ChunkRead(bytes: buffer, range: range.count == size ? nil : range, total: size, satisfiable: true)
     }
 
-    /// A chunk's bytes from its pack, checked against its hash.
+    /// A chunk's bytes from its pack, checked against its hash. If the pack cannot be read,
+    /// the chunk is looked up once more: compaction may have moved it (and deleted the pack)
+    /// since `location` was read.
     func readChecked(hash: String, at location: ChunkLocation) async throws -> [UInt8] {
+        var location = location
         let bytes: [UInt8]
         do {
             bytes = try await blobs.read(pack: location.pack, ranges: [location.offset..<location.recordEnd])[0]
-        } catch let error as StoreIOError {
-            throw APIError.chunkDamaged(hash, location: location, packsDir: packsDir, reason: "cannot be read: \(error)")
+        } catch let first as StoreIOError {
+            guard let moved = try await index.locations(of: [hash])[hash], moved != location else {
+                throw APIError.chunkDamaged(hash, location: location, packsDir: packsDir, reason: "cannot be read: \(first)")
+            }
+            location = moved
+            do {
+                bytes = try await blobs.read(pack: location.pack, ranges: [location.offset..<location.recordEnd])[0]
+            } catch let error as StoreIOError {
+                throw APIError.chunkDamaged(hash, location: location, packsDir: packsDir, reason: "cannot be read: \(error)")
+            }
         }
         let actual = try await offload { Hashing.sha256Hex(bytes) }
         guard actual == hash else {
@@ -105,21 +81,37 @@ extension ChunkStore {
             chosen.append((hash, location))
             size += record
         }
-        var bytes: [String: [UInt8]] = [:]
-        for (pack, items) in Dictionary(grouping: chosen, by: { $0.location.pack }) {
-            do {
-                let parts = try await blobs.read(pack: pack, ranges: items.map { $0.location.offset..<$0.location.recordEnd })
-                for (item, part) in zip(items, parts) { bytes[item.hash] = part }
-            } catch let error as StoreIOError {
-                logger.error("chunks of \(packsDir)/\(PackName.file(pack)) left out of a fetch: \(error)")
-            }
-        }
+        let bytes = try await readRecords(chosen, retry: true)
         let records = chosen.compactMap { item in bytes[item.hash].map { (hash: item.hash, bytes: $0) } }
         let (body, damaged) = try await offload { Self.encodeChecked(records) }
         for hash in damaged {
             logger.error("chunk \(hash) left out of a fetch: its stored bytes no longer match its hash (run `sync-server storage check`)")
         }
         return body
+    }
+
+    /// The bytes of each chunk, read pack by pack. The chunks of a pack that cannot be read
+    /// are looked up again and read once more from where they are now (compaction may have
+    /// moved them); any still unreadable are left out (logged).
+    func readRecords(_ chosen: [(hash: String, location: ChunkLocation)], retry: Bool) async throws -> [String: [UInt8]] {
+        var bytes: [String: [UInt8]] = [:]
+        var unreadable: [String] = []
+        for (pack, items) in Dictionary(grouping: chosen, by: { $0.location.pack }) {
+            do {
+                let parts = try await blobs.read(pack: pack, ranges: items.map { $0.location.offset..<$0.location.recordEnd })
+                for (item, part) in zip(items, parts) { bytes[item.hash] = part }
+            } catch let error as StoreIOError {
+                if retry {
+                    unreadable += items.map(\.hash)
+                } else {
+                    logger.error("chunks of \(packsDir)/\(PackName.file(pack)) left out of a fetch: \(error)")
+                }
+            }
+        }
+        guard !unreadable.isEmpty else { return bytes }
+        let now = try await index.locations(of: unreadable)
+        let again = chosen.compactMap { item in now[item.hash].map { (hash: item.hash, location: $0) } }
+        return bytes.merging(try await readRecords(again, retry: false)) { first, _ in first }
     }
 
     private static func encodeChecked(_ records: [(hash: String, bytes: [UInt8])]) -> (ByteBuffer, [String]) {

@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+
+extension StorageGC {
+    /// `sync-server storage gc`: one round on a data directory no server is using. Takes the
+    /// data directory's lock (refused, naming the holder, while a server runs), checks the
+    /// packs as a start does, runs the round, and seals the pack the copies went to.
+    /// `now` is the time retention and the grace period are judged by (default: the server's clock).
+    public static func runOffline(settings: ServerSettings, logger: Logger, now: Date? = nil) async throws -> Report {
+        let lock = try DataDirectoryLock.acquire(dataDir: settings.dataDir, purpose: "storage gc")
+        defer { withExtendedLifetime(lock) {} }
+        guard access(settings.metadataPath, F_OK) == 0 else {
+            throw APIError.invalidArgument("\(settings.metadataPath) does not exist: is \(settings.dataDir) a server's data_dir?")
+        }
+        let metadata = try MetadataStore(path: settings.metadataPath)
+        let chunks = try ChunkStore(
+            packsDir: settings.packsPath, legacyRoot: settings.chunksPath, metadata: metadata,
+            rotateAt: settings.packRotationBytes, logger: logger)
+        do {
+            try chunks.recover()
+        } catch {
+            throw APIError.internalError("cannot check the chunk store of \(settings.dataDir): \(error)", cause: error)
+        }
+        let gc = StorageGC(
+            metadata: metadata, chunks: chunks, retention: settings.retention, compactBelow: settings.compactBelow,
+            logger: logger)
+        let report = try await gc.run(now: now ?? ServerClock.now())
+        if let current = chunks.writer.currentPack, chunks.writer.seal(current) { try await chunks.seal([current]) }
+        return report
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import NIOCore
+import SyncCore
+
+extension ChunkStore {
+    /// Stores one verified chunk; false if it was already there.
+    func store(hash: String, bytes: ByteBuffer) async throws -> Bool {
+        try await store(records: [(hash, ArraySlice(bytes.readableBytesView))]) == 1
+    }
+
+    /// Stores verified chunks: the ones the index lacks are appended to the current pack in
+    /// one write and one `fdatasync`, then indexed in one transaction. Returns how many were new.
+    func store(records: [(hash: String, bytes: ArraySlice<UInt8>)]) async throws -> Int {
+        let known = try await index.locationsRenewing(records.map(\.hash))
+        var batch = PackBatch()
+        var queued = Set<String>()
+        for record in records where known[record.hash] == nil && queued.insert(record.hash).inserted {
+            record.bytes.withUnsafeBytes { batch.add(hash: record.hash, bytes: $0) }
+        }
+        guard !batch.isEmpty else { return 0 }
+        return try await append(batch).filter { $0 }.count
+    }
+
+    /// Appends (durably) and indexes `batch`; per record, whether its index row is new.
+    func append(_ batch: PackBatch) async throws -> [Bool] {
+        let writer = self.writer
+        let appended: PackWriter.Appended
+        do {
+            appended = try await offload { try writer.append(batch) }
+        } catch let error as StoreIOError {
+            throw error.apiError
+        }
+        try await seal(appended.sealed)
+        let located = zip(batch.records, appended.locations).map { (hash: $0.hash, location: $1) }
+        do {
+            return try await index.insert(located, pack: appended.locations[0].pack, durableLength: appended.durableLength)
+        } catch let retired as PackRetired {
+            throw retired.apiError
+        }
+    }
+
+    /// Hands packs the writer closed to the blob store and records them as sealed.
+    func seal(_ packs: [PackID]) async throws {
+        for pack in packs { try await blobs.put(pack: pack, file: packFiles.path(of: pack)) }
+        try await index.markSealed(packs)
+    }
+}
