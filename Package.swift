@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // libinotifytools, linked directly (Debian ships no pkg-config file for it).
@@ -42,12 +43,20 @@ let package = Package(
             name: "Inotify",
             dependencies: ["CInotify"],
             swiftSettings: strict),
+        // systemd's notify protocol (READY, WATCHDOG, STOPPING) without libsystemd.
+        .target(
+            name: "SystemdNotify",
+            dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strict),
         // The server: HTTP API, metadata store, chunk store.
         .target(
             name: "SyncServerKit",
             dependencies: [
-                "SyncCore",
+                "SyncCore", "SystemdNotify",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -63,6 +72,7 @@ let package = Package(
             dependencies: [
                 "SyncCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -81,7 +91,8 @@ let package = Package(
         .target(
             name: "SyncDaemon",
             dependencies: [
-                "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify", "CLinux",
+                "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify", "CLinux", "SystemdNotify",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -99,7 +110,9 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "syncctl",
-            dependencies: ["SyncControl", "SyncConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SyncControl", "SyncConfig", "SyncCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "sync-server",
@@ -112,6 +125,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SyncConfigTests", dependencies: ["SyncConfig", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SyncControlTests", dependencies: ["SyncControl"], swiftSettings: strict),
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
@@ -132,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig", "TestSupport",
+                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig", "SystemdNotify", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -3,7 +3,7 @@
 # quick when everything is already there.
 set -euo pipefail
 
-packages=(libinotifytools0-dev libsqlite3-dev pkg-config)
+packages=(libinotifytools0-dev libsqlite3-dev pkg-config openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -21,12 +21,7 @@ public actor RemoteClient {
     /// most 5 s (its connect timeout) rather than until each request's own
     /// deadline (up to 300 s for a chunk): a server that is down fails requests
     /// within seconds, and the engine's backoff decides when to try again.
-    public static let sharedHTTP: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout.connect = .seconds(5)
-        configuration.timeout.read = .seconds(90)
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    public static let sharedHTTP = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: baseConfiguration)
 
     public init(baseURL: String, credential: String, http: HTTPClient = RemoteClient.sharedHTTP, logger: Logger) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL

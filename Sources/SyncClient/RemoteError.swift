@@ -56,6 +56,7 @@ public struct RemoteError: Error, Sendable, CustomStringConvertible {
     }
 
     static func connection(_ error: any Error) -> RemoteError {
-        RemoteError(kind: .transient, code: "connection", message: "server not reachable", underlying: "\(error)")
+        if let tls = RemoteClient.tlsFailure(error) { return tls }
+        return RemoteError(kind: .transient, code: "connection", message: "server not reachable", underlying: "\(error)")
     }
 }

@@ -10,7 +10,7 @@ struct DaemonConfigParser {
 
     static let rootKeys = ["daemon", "server", "transfer", "folder"]
     static let daemonKeys = ["state_dir", "control_socket", "log_level", "trash_retention"]
-    static let serverKeys = ["url", "credential_file"]
+    static let serverKeys = ["url", "credential_file", "ca_file", "allow_insecure_http"]
     static let transferKeys = ["max_concurrent", "upload_limit"]
     static let folderKeys = ["id", "path", "ignore", "settle", "rescan_interval", "max_delete_fraction", "max_delete_count"]
 
@@ -52,7 +52,7 @@ struct DaemonConfigParser {
     }
 
     private func parseDaemon(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Daemon {
-        let stateDir = try path(reader, "state_dir", default: DaemonConfig.defaultStateDir) ?? ""
+        let stateDir = try path(reader, "state_dir", default: StandardPaths.daemonStateDir(environment: environment)) ?? ""
         let socket = try path(reader, "control_socket") ?? stateDir + "/" + DaemonConfig.controlSocketName
         let logLevel = try reader.string("log_level") ?? DaemonConfig.defaultLogLevel
         guard DaemonConfig.logLevels.contains(logLevel) else {
@@ -63,20 +63,45 @@ struct DaemonConfigParser {
     }
 
     private func parseServer(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Server {
-        let url = try reader.required(reader.string("url"), "url", "a string such as \"http://127.0.0.1:8417\"")
+        let url = try reader.required(reader.string("url"), "url", "a string such as \"https://sync.example.org\"")
         if let problem = Self.urlProblem(url) {
             throw reader.error("url", "invalid server URL \"\(url)\": \(problem)")
         }
         let credential = try reader.required(path(reader, "credential_file"), "credential_file",
                                              "the path of this device's credential file")
-        return DaemonConfig.Server(url: url, credentialFile: credential)
+        let caFile = try path(reader, "ca_file")
+        let allowInsecure = try reader.bool("allow_insecure_http") ?? false
+        if let host = Self.plainHTTPHost(url), !Self.isLoopback(host), !allowInsecure {
+            throw reader.error(
+                "url",
+                "refusing to send the device credential and your files in clear text to \(host) over http; "
+                    + "use https://, or set allow_insecure_http = true if the network in between is trusted")
+        }
+        if caFile != nil, Self.plainHTTPHost(url) != nil {
+            throw reader.error("ca_file", "ca_file is only used with an https:// url")
+        }
+        return DaemonConfig.Server(url: url, credentialFile: credential, caFile: caFile, allowInsecureHTTP: allowInsecure)
+    }
+
+    /// The host of an `http://` URL (nil for https).
+    static func plainHTTPHost(_ url: String) -> String? {
+        guard let parts = URLComponents(string: url), parts.scheme?.lowercased() == "http" else { return nil }
+        return parts.host
+    }
+
+    /// 127.0.0.0/8, ::1 and localhost: traffic that never leaves the machine.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare.lowercased() == "localhost" || bare == "::1" { return true }
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     /// Why `url` is not an acceptable server URL, or nil when it is.
     static func urlProblem(_ url: String) -> String? {
-        let expected = "expected http://HOST[:PORT][/PATH], e.g. \"http://127.0.0.1:8417\""
+        let expected = "expected http(s)://HOST[:PORT][/PATH], e.g. \"https://sync.example.org\" or \"http://127.0.0.1:8417\""
         guard let parts = URLComponents(string: url), let scheme = parts.scheme else { return expected }
-        guard scheme.lowercased() == "http" else {
+        guard ["http", "https"].contains(scheme.lowercased()) else {
             return "scheme \"\(scheme)\" is not supported; \(expected)"
         }
         guard let host = parts.host, !host.isEmpty else { return "no host; \(expected)" }

@@ -80,6 +80,9 @@ extension DaemonConfig {
         case S_IFREG: break
         default: throw error("server.credential_file", "\(credential) is not a regular file")
         }
+        if let caFile = server.caFile, Self.fileType(caFile) != S_IFREG {
+            throw error("server.ca_file", "\(caFile) is not a readable regular file (a PEM file of trusted certificate authorities)")
+        }
     }
 
     /// The `S_IFMT` bits of `path` (symlinks followed), or nil when it cannot be stat'ed.

@@ -30,10 +30,17 @@ public struct DaemonConfig: Sendable, Equatable {
         public var url: String
         /// File holding this device's credential.
         public var credentialFile: String
+        /// PEM file of the certificate authorities to trust for an `https://` server,
+        /// instead of the system's store.
+        public var caFile: String?
+        /// Lets the credential go over plain http to a host that is not loopback.
+        public var allowInsecureHTTP: Bool
 
-        public init(url: String, credentialFile: String) {
+        public init(url: String, credentialFile: String, caFile: String? = nil, allowInsecureHTTP: Bool = false) {
             self.url = url
             self.credentialFile = credentialFile
+            self.caFile = caFile
+            self.allowInsecureHTTP = allowInsecureHTTP
         }
     }
 
@@ -100,6 +107,8 @@ public struct DaemonConfig: Sendable, Equatable {
     // MARK: Defaults and limits
 
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+    /// The documented default; the parser uses `StandardPaths.daemonStateDir` (which
+    /// honours `$XDG_STATE_HOME`).
     public static let defaultStateDir = "~/.local/state/syncd"
     public static let controlSocketName = "syncd.sock"
     public static let defaultLogLevel = "info"

@@ -16,11 +16,25 @@ public struct ServerConfig: Sendable, Equatable {
     public var blobs: String
     /// How long old versions and deleted files are kept.
     public var retention: Duration
+    /// PEM certificate chain and private key (`[server] tls_cert`, `tls_key`): serve https.
+    public var tls: TLSFiles?
+
+    /// The server's certificate chain and key, both PEM files.
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificate: String
+        public var key: String
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
 
     public init(
         file: String, host: String = "127.0.0.1", port: Int = 8417, dataDir: String,
-        metadata: String = "sqlite", blobs: String = "filesystem", retention: Duration = ServerConfig.defaultRetention
+        metadata: String = "sqlite", blobs: String = "filesystem", retention: Duration = ServerConfig.defaultRetention,
+        tls: TLSFiles? = nil
     ) {
+        self.tls = tls
         self.file = file
         self.host = host
         self.port = port
@@ -35,20 +49,23 @@ public struct ServerConfig: Sendable, Equatable {
     public static let defaultRetention: Duration = .seconds(30 * 86_400)
 
     static let rootKeys = ["server", "storage"]
-    static let serverKeys = ["listen", "data_dir"]
+    static let serverKeys = ["listen", "data_dir", "tls_cert", "tls_key"]
     static let storageKeys = ["metadata", "blobs", "retention"]
 
     /// Reads, parses and validates a sync-server config file. `data_dir` need not exist.
     public static func load(
-        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        isRoot: Bool = getuid() == 0
     ) throws(ConfigError) -> ServerConfig {
         let text = try TOMLReader.readFile(path)
-        return try parse(toml: text, file: path, environment: environment)
+        return try parse(toml: text, file: path, environment: environment, isRoot: isRoot)
     }
 
     /// Parses and validates config text; `file` names it in errors and anchors relative paths.
+    /// `isRoot` picks the default `data_dir` (see `StandardPaths.serverDataDir`).
     public static func parse(
-        toml: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        toml: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        isRoot: Bool = false
     ) throws(ConfigError) -> ServerConfig {
         let root = try TOMLReader.document(toml, file: file, known: rootKeys)
         let server = try root.section("server", known: serverKeys)
@@ -62,12 +79,15 @@ public struct ServerConfig: Sendable, Equatable {
         if let raw = try server.string("data_dir", expected: "a path string") {
             dataDir = try server.expandPath("data_dir", raw, environment: environment, base: base)
         } else {
+            let fallback = StandardPaths.serverDataDir(environment: environment, isRoot: isRoot)
             do {
-                dataDir = try PathExpansion.expand(defaultDataDir, environment: environment, relativeTo: base)
+                dataDir = try PathExpansion.expand(fallback, environment: environment, relativeTo: base)
             } catch {
-                throw server.error("data_dir", "cannot expand the default \"\(defaultDataDir)\": \(error); set data_dir explicitly")
+                throw server.error("data_dir", "cannot expand the default \"\(fallback)\": \(error); set data_dir explicitly")
             }
         }
+
+        let tls = try parseTLS(server, environment: environment, base: base)
 
         let metadata = try storage.string("metadata") ?? "sqlite"
         try checkStore(metadata, key: "metadata", supported: "sqlite",
@@ -77,7 +97,27 @@ public struct ServerConfig: Sendable, Equatable {
         let retention = try storage.duration("retention") ?? defaultRetention
 
         return ServerConfig(file: file, host: host, port: port, dataDir: dataDir,
-                            metadata: metadata, blobs: blobs, retention: retention)
+                            metadata: metadata, blobs: blobs, retention: retention, tls: tls)
+    }
+
+    /// `tls_cert` and `tls_key`: both or neither.
+    private static func parseTLS(
+        _ server: TOMLReader, environment: [String: String], base: String
+    ) throws(ConfigError) -> TLSFiles? {
+        let cert = try server.string("tls_cert", expected: "the path of a PEM certificate chain")
+        let key = try server.string("tls_key", expected: "the path of a PEM private key")
+        switch (cert, key) {
+        case (nil, nil):
+            return nil
+        case (let cert?, let key?):
+            return TLSFiles(
+                certificate: try server.expandPath("tls_cert", cert, environment: environment, base: base),
+                key: try server.expandPath("tls_key", key, environment: environment, base: base))
+        case (nil, _):
+            throw server.error("tls_cert", "tls_key is set but tls_cert is not; give both (PEM files) to serve https, or neither")
+        case (_, nil):
+            throw server.error("tls_key", "tls_cert is set but tls_key is not; give both (PEM files) to serve https, or neither")
+        }
     }
 
     private static func checkStore(

@@ -115,6 +115,12 @@ struct TOMLReader {
         return string
     }
 
+    func bool(_ key: String) throws(ConfigError) -> Bool? {
+        guard let value = table[key] else { return nil }
+        guard let bool = value.bool else { throw wrongType(key, expected: "true or false", got: value) }
+        return bool
+    }
+
     func int(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
         guard let value = table[key] else { return nil }
         guard let int = value.int else { throw wrongType(key, expected: "an integer", got: value) }

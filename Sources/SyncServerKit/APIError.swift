@@ -23,6 +23,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         public static let alreadyExists = Code(rawValue: "already_exists")
         public static let invalidArgument = Code(rawValue: "invalid_argument")
         public static let internalError = Code(rawValue: "internal")
+        public static let notReady = Code(rawValue: "not_ready")
     }
 
     public var code: Code
@@ -76,6 +77,10 @@ extension APIError {
     static func tooLarge(_ message: String) -> APIError { APIError(.tooLarge, status: .contentTooLarge, message) }
     static func internalError(_ message: String, cause: (any Error)? = nil) -> APIError {
         APIError(.internalError, status: .internalServerError, message, cause: cause)
+    }
+    /// A store the server needs does not answer (`GET /v1/ready`).
+    static func notReady(_ message: String) -> APIError {
+        APIError(.notReady, status: .serviceUnavailable, message)
     }
     static func invalidArgument(_ message: String) -> APIError {
         APIError(.invalidArgument, status: .badRequest, message)

@@ -13,6 +13,11 @@ struct ServerApplication {
         router.get("/v1/health") { _, _ in
             try JSONResponse.make(["status": "ok"])
         }
+        let readiness = ReadinessCheck(metadata: server.metadata, packsDir: server.chunks.packsDir)
+        router.get("/v1/ready") { _, _ in
+            if let problem = await readiness.problem() { throw APIError.notReady(problem) }
+            return try JSONResponse.make(["status": "ready"])
+        }
         AuthRoutes(metadata: server.metadata, tokens: server.tokens, tokenLifetime: server.settings.tokenLifetime)
             .register(on: router)
 

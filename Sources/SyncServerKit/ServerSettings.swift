@@ -18,6 +18,17 @@ public struct ServerSettings: Sendable, Equatable {
     /// Requests one device may have in progress at once (long-polls included);
     /// more are answered `429 too_many_requests`.
     public var maxRequestsPerDevice: Int
+    /// PEM certificate chain and private key: serve https (nil: plain http).
+    public var tls: TLSFiles?
+
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificate: String
+        public var key: String
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
 
     public init(
         host: String = "127.0.0.1",
@@ -26,8 +37,10 @@ public struct ServerSettings: Sendable, Equatable {
         retention: Duration = .seconds(30 * 86_400),
         tokenLifetime: Duration = .seconds(3600),
         idleTimeout: Duration = .seconds(10),
-        maxRequestsPerDevice: Int = 64
+        maxRequestsPerDevice: Int = 64,
+        tls: TLSFiles? = nil
     ) {
+        self.tls = tls
         self.host = host
         self.port = port
         self.dataDir = dataDir

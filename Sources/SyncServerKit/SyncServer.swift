@@ -1,7 +1,10 @@
+import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SystemdNotify
 
 /// Where the server is listening once bound (`port` is the real one, also when 0 was asked for).
 public struct ListeningAddress: Sendable, Equatable, CustomStringConvertible {
@@ -33,6 +36,8 @@ public final class SyncServer: Sendable {
     let notifier: ChangeNotifier
     let inFlight: DeviceRequestLimiter
     let logger: Logger
+    /// Plain HTTP/1.1, or HTTP/1.1 over TLS when the settings name a certificate.
+    let httpServer: HTTPServerBuilder
 
     public init(settings: ServerSettings, logger: Logger) throws {
         try DataDirectory.create(settings.dataDir)
@@ -51,6 +56,7 @@ public final class SyncServer: Sendable {
         self.tokens = TokenStore(lifetime: settings.tokenLifetime)
         self.notifier = ChangeNotifier()
         self.inFlight = DeviceRequestLimiter(limit: settings.maxRequestsPerDevice)
+        self.httpServer = try Self.makeHTTPServer(settings)
     }
 
     /// The Hummingbird application (router, retention service), not yet running.
@@ -61,11 +67,9 @@ public final class SyncServer: Sendable {
     ) -> some ApplicationProtocol {
         let host = settings.host
         let requestedPort = settings.port
-        let idle = TimeAmount.nanoseconds(
-            settings.idleTimeout.components.seconds * 1_000_000_000 + settings.idleTimeout.components.attoseconds / 1_000_000_000)
         return Application(
             router: ServerApplication(server: self).buildRouter(),
-            server: .http1(configuration: .init(idleTimeout: idle)),
+            server: httpServer,
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             services: [RetentionService(admin: admin, retention: settings.retention, logger: logger)],
             onServerRunning: { channel in
@@ -80,10 +84,18 @@ public final class SyncServer: Sendable {
         handleSignals: Bool = true,
         onListening: @escaping @Sendable (ListeningAddress) async -> Void = { _ in }
     ) async throws {
-        let application = makeApplication(onListening: onListening)
+        // Under systemd (Type=notify): READY=1 once the socket is bound, watchdog pings,
+        // STOPPING=1 when shutdown begins.
+        let systemd = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
+        let application = makeApplication { address in
+            systemd?.notify("READY=1\nSTATUS=listening on \(address)")
+            await onListening(address)
+        }
+        var services: [any Service] = [application]
+        if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
             configuration: .init(
-                services: [application],
+                services: services,
                 gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                 logger: logger))
         try await group.run()

@@ -16,16 +16,26 @@ struct SyncServerCommand: AsyncParsableCommand {
               sync-server device add --name laptop --folder docs --config sync-server.toml > credential
               sync-server serve --config sync-server.toml
             """,
+        version: ProductVersion.current,
         subcommands: [Serve.self, FolderCommand.self, DeviceCommand.self, HistoryCommand.self, StorageCommand.self],
         defaultSubcommand: Serve.self)
 }
 
 /// `--config FILE`, shared by every subcommand.
 struct ConfigOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The server's TOML configuration file.", valueName: "FILE"))
-    var config: String
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The server's TOML configuration file. Default: /etc/sync-server/sync-server.toml "
+                + "($CONFIGURATION_DIRECTORY/sync-server.toml under systemd).",
+            valueName: "FILE"))
+    var config: String?
+
+    /// The file given, else the standard place.
+    var path: String { config ?? StandardPaths.serverConfig(environment: ProcessInfo.processInfo.environment) }
 
     func settings() throws -> ServerSettings {
+        let config = self.path
         let loaded = try ServerConfig.load(path: config)
         guard loaded.metadata == "sqlite" else {
             throw CommandFailure("\(config): storage.metadata \(loaded.metadata.debugDescription) is not supported yet (use \"sqlite\")")
@@ -33,7 +43,9 @@ struct ConfigOptions: ParsableArguments {
         guard loaded.blobs == "filesystem" else {
             throw CommandFailure("\(config): storage.blobs \(loaded.blobs.debugDescription) is not supported yet (use \"filesystem\")")
         }
-        return ServerSettings(host: loaded.host, port: loaded.port, dataDir: loaded.dataDir, retention: loaded.retention)
+        return ServerSettings(
+            host: loaded.host, port: loaded.port, dataDir: loaded.dataDir, retention: loaded.retention,
+            tls: loaded.tls.map { ServerSettings.TLSFiles(certificate: $0.certificate, key: $0.key) })
     }
 }
 

@@ -3,7 +3,9 @@ import Foundation
 import SyncControl
 
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Shows each folder's state, pending work, transfers, conflicts and errors.")
+    static let configuration = CommandConfiguration(
+        abstract: "Shows each folder's state, pending work, transfers, conflicts and errors.",
+        discussion: "Exit status: 0 when every folder is fine, 1 when one is offline or in error, 2 when syncd is not reachable.")
 
     @OptionGroup var daemon: DaemonOptions
     @ParentCommand var root: Syncctl
@@ -19,9 +21,10 @@ struct Status: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys]
             Exit.out(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            Exit.out(StatusTable.render(report))
+            Exit.out(StatusText.render(report))
         }
-        if report.folders.contains(where: { $0.state == .error }) { throw ExitCode(1) }
+        // An error shown: a folder in error, or offline (its changes are not reaching the server).
+        if report.folders.contains(where: { $0.state == .error || $0.state == .offline }) { throw ExitCode(1) }
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SyncConfig
 import SyncControl
+import SyncCore
 
 @main
 struct Syncctl: AsyncParsableCommand {
@@ -9,6 +10,7 @@ struct Syncctl: AsyncParsableCommand {
         commandName: "syncctl",
         abstract: "Shows and steers what syncd is doing.",
         discussion: "Exit status: 0 ok, 1 an error was shown, 2 the daemon is not reachable.",
+        version: ProductVersion.current,
         subcommands: [Status.self, Pause.self, Resume.self, Rescan.self, Conflicts.self, ApproveDeletes.self, Restore.self])
 
     /// `syncctl --config FILE status`: the contract puts these before the verb.
@@ -17,7 +19,7 @@ struct Syncctl: AsyncParsableCommand {
 
 /// Where to find the daemon: shared by every verb.
 struct DaemonOptions: ParsableArguments {
-    @Option(name: .long, help: "syncd config file; its control_socket is used.")
+    @Option(name: .long, help: "syncd config file; its control_socket is used. Default: $XDG_CONFIG_HOME/syncd/syncd.toml if it exists.")
     var config: String?
 
     @Option(name: .long, help: "Path of syncd's control socket (overrides --config).")
@@ -33,8 +35,8 @@ struct DaemonOptions: ParsableArguments {
 
     func client() throws -> ControlClient {
         if let socket { return ControlClient(socketPath: socket) }
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
-        let path = config ?? home + "/.config/syncd/syncd.toml"
+        let environment = ProcessInfo.processInfo.environment
+        let path = config ?? StandardPaths.daemonConfig(environment: environment)
         if config != nil || FileManager.default.fileExists(atPath: path) {
             do {
                 return ControlClient(socketPath: try DaemonConfig.load(path: path, checkPaths: false).daemon.controlSocket)
@@ -42,7 +44,7 @@ struct DaemonOptions: ParsableArguments {
                 Exit.fail("syncctl: \(error)", code: 1)
             }
         }
-        return ControlClient(socketPath: home + "/.local/state/syncd/syncd.sock")
+        return ControlClient(socketPath: StandardPaths.daemonSocket(environment: environment))
     }
 }
 

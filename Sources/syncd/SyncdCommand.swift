@@ -16,16 +16,25 @@ struct SyncdCommand: AsyncParsableCommand {
             """,
         version: Daemon.version)
 
-    @Option(name: .long, help: "Path of the syncd TOML config (see Config/syncd.toml).")
-    var config: String
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Path of the syncd TOML config (see Config/syncd.toml). Default: $XDG_CONFIG_HOME/syncd/syncd.toml "
+                + "(~/.config/syncd/syncd.toml).",
+            valueName: "FILE"))
+    var config: String?
 
     @Option(name: .long, help: "Override the config's log_level (trace, debug, info, notice, warning, error, critical).")
     var logLevel: String?
 
     func run() async throws {
         let loaded: DaemonConfig
+        let path = config ?? StandardPaths.daemonConfig(environment: ProcessInfo.processInfo.environment)
+        if config == nil && !FileManager.default.fileExists(atPath: path) {
+            Self.fail("syncd: no config at \(path) (the default place); write one there (see Config/syncd.toml) or pass --config FILE")
+        }
         do {
-            loaded = try DaemonConfig.load(path: config)
+            loaded = try DaemonConfig.load(path: path)
         } catch {
             Self.fail("syncd: \(error)")
         }

@@ -57,6 +57,6 @@ struct CoalescingTests {
         #expect(await engine.queue.changesCommitted == 1)
         let cursor = try await server.client(credential: credential).changes(folder: "docs", since: 1 << 50).cursor
         #expect(cursor == 1, "exactly one revision on the server")
-        #expect(try index.pendingCount(folder: "docs") == 0)
+        #expect(try index.journal.pendingCount(folder: "docs") == 0)
     }
 }

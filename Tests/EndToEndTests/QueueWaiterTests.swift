@@ -64,8 +64,8 @@ struct QueueWaiterTests {
         let client = rig.server.client(credential: rig.credential)
         let folderRev = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
         #expect(folderRev == rev, "the server's folder is at rev \(folderRev): the commit was applied more than once")
-        #expect(try rig.index.baseRecord(folder: "docs", path: "a.txt")?.rev == rev)
-        #expect(try rig.index.outbox(folder: "docs").isEmpty)
+        #expect(try rig.index.base.record(folder: "docs", path: "a.txt")?.rev == rev)
+        #expect(try rig.index.outbox.contents(folder: "docs").commits.isEmpty)
     }
 
     /// The server goes away mid-push and comes back: the waiter is answered once, after
@@ -87,7 +87,7 @@ struct QueueWaiterTests {
             Issue.record("expected a commit, got \(outcome)")
             return
         }
-        #expect(try rig.index.baseRecord(folder: "docs", path: "b.txt")?.rev == rev)
-        #expect(try rig.index.outbox(folder: "docs").isEmpty)
+        #expect(try rig.index.base.record(folder: "docs", path: "b.txt")?.rev == rev)
+        #expect(try rig.index.outbox.contents(folder: "docs").commits.isEmpty)
     }
 }

@@ -75,11 +75,11 @@ import Testing
     @Test func inlineTablesWork() throws {
         let config = try parseDaemon("""
             daemon = { log_level = "error" }
-            server = { url = "http://sync.example:80/base", credential_file = "/c" }
+            server = { url = "https://sync.example:8443/base", credential_file = "/c" }
             folder = [{ id = "a", path = "/a" }, { id = "b", path = "/b" }]
             """)
         #expect(config.daemon.logLevel == "error")
-        #expect(config.server.url == "http://sync.example:80/base")
+        #expect(config.server.url == "https://sync.example:8443/base")
         #expect(config.folders.map(\.path) == ["/a", "/b"])
     }
 
@@ -120,6 +120,40 @@ import Testing
             let config = try DaemonConfig.parse(toml: toml, file: dir + "/s.toml", environment: ["T": dir, "HOME": dir])
             #expect(config.folders.map(\.path) == [dir + "/a", dir + "/b"])
             #expect(config.daemon.stateDir.isEmpty == false)
+        }
+    }
+
+    /// https anywhere (with an optional ca_file); plain http only to this machine, unless
+    /// the config says the network is trusted.
+    @Test func serverURLsAndTransportSecurity() throws {
+        func server(_ lines: String) throws -> DaemonConfig.Server {
+            try parseDaemon("[server]\ncredential_file = \"/c\"\n\(lines)\n[[folder]]\nid = \"a\"\npath = \"/a\"").server
+        }
+        let https = try server("url = \"https://sync.example.org\"\nca_file = \"/etc/ssl/my-ca.pem\"")
+        #expect(https.caFile == "/etc/ssl/my-ca.pem" && https.allowInsecureHTTP == false)
+        for url in ["http://127.0.0.1:8417", "http://127.9.8.7", "http://localhost:1", "http://[::1]:8417"] {
+            #expect(try server("url = \"\(url)\"").url == url)
+        }
+        #expect(try server("url = \"http://10.0.0.2\"\nallow_insecure_http = true").allowInsecureHTTP)
+        #expect(throws: ConfigError.self) { try server("url = \"http://127.0.0.1.example.org\"") }
+    }
+
+    @Test func aMissingCAFileIsNamed() throws {
+        try withTempDir { dir in
+            try makeDir(dir + "/a")
+            try write("x", to: dir + "/cred")
+            let toml = """
+                [server]
+                url = "https://sync.example.org"
+                credential_file = "\(dir)/cred"
+                ca_file = "\(dir)/missing-ca.pem"
+                [[folder]]
+                id = "a"
+                path = "\(dir)/a"
+                """
+            expectConfigError(file: dir + "/s.toml", key: "server.ca_file", reason: "missing-ca.pem is not a readable regular file") {
+                _ = try DaemonConfig.parse(toml: toml, file: dir + "/s.toml", environment: ["HOME": dir])
+            }
         }
     }
 }

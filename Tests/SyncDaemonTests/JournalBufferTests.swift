@@ -12,7 +12,7 @@ struct JournalBufferTests {
         defer { tmp.remove() }
         let index = try IndexStore(path: tmp.path + "/index.sqlite")
         let now = Date()
-        try index.enqueue(
+        try index.journal.enqueue(
             folder: "f",
             requests: [
                 JournalRequest(paths: ["new/a", "old/a"], moves: ["new/a": "old/a"]),
@@ -20,23 +20,23 @@ struct JournalBufferTests {
                 JournalRequest(paths: []),
                 JournalRequest(paths: ["b", "new/a"]),
             ], now: now)
-        #expect(try index.pendingCount(folder: "f") == 4)
-        let ready = try index.claim(folder: "f", limit: 10, now: now)
+        #expect(try index.journal.pendingCount(folder: "f") == 4)
+        let ready = try index.journal.claim(folder: "f", limit: 10, now: now)
         // In the order given (a move's destination before its source), the delayed one not yet.
         #expect(ready.map(\.path) == ["new/a", "old/a", "b"])
         #expect(ready.first?.moveFrom == "old/a", "a later request for the path keeps its move")
-        #expect(try index.claim(folder: "f", limit: 10, now: now.addingTimeInterval(61)).map(\.path) == ["later"])
+        #expect(try index.journal.claim(folder: "f", limit: 10, now: now.addingTimeInterval(61)).map(\.path) == ["later"])
     }
 
     @Test func aRequestForARunningPathMarksItDirty() throws {
         let tmp = try TemporaryDirectory("journal-group-dirty")
         defer { tmp.remove() }
         let index = try IndexStore(path: tmp.path + "/index.sqlite")
-        try index.enqueue(folder: "f", paths: ["a"])
-        _ = try index.claim(folder: "f", limit: 10)
-        let running = try index.enqueue(folder: "f", requests: [JournalRequest(paths: ["b"]), JournalRequest(paths: ["a"])])
+        try index.journal.enqueue(folder: "f", paths: ["a"])
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        let running = try index.journal.enqueue(folder: "f", requests: [JournalRequest(paths: ["b"]), JournalRequest(paths: ["a"])])
         #expect(running == ["a"])
-        #expect(try index.finish(folder: "f", done: ["a"], update: .empty) == ["a"])
+        #expect(try index.journal.finish(folder: "f", done: ["a"], update: .empty) == ["a"])
     }
 
     @Test func theBufferCountsWhatIsNotWrittenYet() {

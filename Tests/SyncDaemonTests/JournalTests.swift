@@ -14,47 +14,47 @@ struct JournalTests {
     @Test func onePendingOpPerPath() throws {
         let (index, tmp) = try Self.store()
         defer { tmp.remove() }
-        try index.enqueue(folder: "f", paths: ["a", "b", "a"])
-        try index.enqueue(folder: "f", paths: ["a"])
-        #expect(try index.pendingCount(folder: "f") == 2)
-        #expect(try index.pendingCount(folder: "other") == 0)
+        try index.journal.enqueue(folder: "f", paths: ["a", "b", "a"])
+        try index.journal.enqueue(folder: "f", paths: ["a"])
+        #expect(try index.journal.pendingCount(folder: "f") == 2)
+        #expect(try index.journal.pendingCount(folder: "other") == 0)
     }
 
     @Test func requestWhileRunningMarksDirtyAndRunsAgain() throws {
         let (index, tmp) = try Self.store()
         defer { tmp.remove() }
-        try index.enqueue(folder: "f", paths: ["a", "b"])
-        let claimed = try index.claim(folder: "f", limit: 10)
+        try index.journal.enqueue(folder: "f", paths: ["a", "b"])
+        let claimed = try index.journal.claim(folder: "f", limit: 10)
         #expect(Set(claimed.map(\.path)) == ["a", "b"])
-        #expect(try index.claim(folder: "f", limit: 10).isEmpty, "running ops are not claimed twice")
-        let running = try index.enqueue(folder: "f", paths: ["a"])
+        #expect(try index.journal.claim(folder: "f", limit: 10).isEmpty, "running ops are not claimed twice")
+        let running = try index.journal.enqueue(folder: "f", paths: ["a"])
         #expect(running == ["a"])
-        let again = try index.finish(folder: "f", done: ["a", "b"], update: .empty)
+        let again = try index.journal.finish(folder: "f", done: ["a", "b"], update: .empty)
         #expect(again == ["a"])
-        #expect(try index.claim(folder: "f", limit: 10).map(\.path) == ["a"])
+        #expect(try index.journal.claim(folder: "f", limit: 10).map(\.path) == ["a"])
     }
 
     @Test func survivesReopenAndResumesRunningOps() throws {
         let (index, tmp) = try Self.store()
         defer { tmp.remove() }
-        try index.enqueue(folder: "f", paths: ["a", "b", "c"])
-        _ = try index.claim(folder: "f", limit: 2)
+        try index.journal.enqueue(folder: "f", paths: ["a", "b", "c"])
+        _ = try index.journal.claim(folder: "f", limit: 2)
         let reopened = try IndexStore(path: tmp.path + "/index.sqlite")
-        #expect(try reopened.claim(folder: "f", limit: 10).count == 1)
-        try reopened.resumeInterrupted()
-        #expect(try reopened.claim(folder: "f", limit: 10).count == 3)
+        #expect(try reopened.journal.claim(folder: "f", limit: 10).count == 1)
+        try reopened.journal.resumeInterrupted()
+        #expect(try reopened.journal.claim(folder: "f", limit: 10).count == 3)
     }
 
     @Test func rescheduledOpsWaitForTheirTime() throws {
         let (index, tmp) = try Self.store()
         defer { tmp.remove() }
-        try index.enqueue(folder: "f", paths: ["a"])
-        _ = try index.claim(folder: "f", limit: 1)
+        try index.journal.enqueue(folder: "f", paths: ["a"])
+        _ = try index.journal.claim(folder: "f", limit: 1)
         let later = Date().addingTimeInterval(60)
-        try index.reschedule(folder: "f", paths: ["a"], error: "down", retryAt: later)
-        #expect(try index.claim(folder: "f", limit: 1).isEmpty)
-        #expect(try index.claim(folder: "f", limit: 1, now: later.addingTimeInterval(1)).map(\.attempts) == [1])
-        let errors = try index.pathErrors(folder: "f")
+        try index.journal.reschedule(folder: "f", paths: ["a"], error: "down", retryAt: later)
+        #expect(try index.journal.claim(folder: "f", limit: 1).isEmpty)
+        #expect(try index.journal.claim(folder: "f", limit: 1, now: later.addingTimeInterval(1)).map(\.attempts) == [1])
+        let errors = try index.errors.list(folder: "f")
         #expect(errors.map(\.message) == ["down"])
         #expect(errors.first?.retryAt != nil)
     }
@@ -64,15 +64,15 @@ struct JournalTests {
     @Test func movesKeepTheirOldNameUntilForgotten() throws {
         let (index, tmp) = try Self.store()
         defer { tmp.remove() }
-        try index.enqueue(folder: "f", paths: ["new", "old"], moves: ["new": "old"])
-        try index.enqueue(folder: "f", paths: ["new"])
+        try index.journal.enqueue(folder: "f", paths: ["new", "old"], moves: ["new": "old"])
+        try index.journal.enqueue(folder: "f", paths: ["new"])
         let reopened = try IndexStore(path: tmp.path + "/index.sqlite")
-        let claimed = try reopened.claim(folder: "f", limit: 10)
+        let claimed = try reopened.journal.claim(folder: "f", limit: 10)
         #expect(claimed.map(\.path) == ["new", "old"], "the destination first")
         #expect(claimed.map(\.moveFrom) == ["old", nil])
-        try reopened.release(folder: "f", paths: ["new", "old"], forgetMove: ["new"])
-        #expect(try reopened.claim(folder: "f", limit: 10).map(\.moveFrom) == [nil, nil])
-        #expect(try reopened.pathErrors(folder: "f").isEmpty, "a release is not an error")
+        try reopened.journal.release(folder: "f", paths: ["new", "old"], forgetMove: ["new"])
+        #expect(try reopened.journal.claim(folder: "f", limit: 10).map(\.moveFrom) == [nil, nil])
+        #expect(try reopened.errors.list(folder: "f").isEmpty, "a release is not an error")
     }
 
     /// A committed move: local records take their new names; the old live base
@@ -87,15 +87,15 @@ struct JournalTests {
                 path: path, kind: .file, inode: 7, size: 1, mtimeNs: 1, ctimeNs: 1, mode: 0o644, contentHash: "h-" + path,
                 chunks: [], symlinkTarget: nil))
         }
-        try index.record(folder: "f", setup)
+        try index.records.apply(folder: "f", setup)
         var move = IndexUpdate()
         move.moves.append((from: "d", to: "é/e"))
-        try index.record(folder: "f", move)
-        #expect(try index.liveBase(folder: "f", under: "é/e").isEmpty)
-        #expect(try index.liveBase(folder: "f", under: "d").isEmpty)
-        #expect(try index.baseRecord(folder: "f", path: "d/x")?.rev == 3, "a tombstone at the rev it had")
-        #expect(try index.localRecord(folder: "f", path: "d/x") == nil)
-        #expect(try index.baseRecord(folder: "f", path: "dx")?.contentHash == "h-dx", "a sibling with the same prefix stays")
-        #expect(try index.localRecord(folder: "f", path: "é/e/sub/y")?.contentHash == "h-d/sub/y")
+        try index.records.apply(folder: "f", move)
+        #expect(try index.base.live(folder: "f", under: "é/e").isEmpty)
+        #expect(try index.base.live(folder: "f", under: "d").isEmpty)
+        #expect(try index.base.record(folder: "f", path: "d/x")?.rev == 3, "a tombstone at the rev it had")
+        #expect(try index.files.record(folder: "f", path: "d/x") == nil)
+        #expect(try index.base.record(folder: "f", path: "dx")?.contentHash == "h-dx", "a sibling with the same prefix stays")
+        #expect(try index.files.record(folder: "f", path: "é/e/sub/y")?.contentHash == "h-d/sub/y")
     }
 }

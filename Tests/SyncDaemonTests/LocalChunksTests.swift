@@ -22,20 +22,20 @@ struct LocalChunksTests {
             Self.record("big/a.bin", chunks: ["h1", "h2", "h3"]), Self.record("b.bin", chunks: ["h3", "h4"]),
             Self.record("small.txt", chunks: ["h1"]),
         ]
-        try index.record(folder: "f", update)
-        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h1"], limit: 4).map(\.path) == ["big/a.bin"],
+        try index.records.apply(folder: "f", update)
+        #expect(try index.chunks.files(folder: "f", sharingChunksWith: ["h1"], limit: 4).map(\.path) == ["big/a.bin"],
             "one-chunk files are found by content hash, not here")
-        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h3", "h9"], limit: 4).map(\.path) == ["b.bin", "big/a.bin"])
+        #expect(try index.chunks.files(folder: "f", sharingChunksWith: ["h3", "h9"], limit: 4).map(\.path) == ["b.bin", "big/a.bin"])
         var move = IndexUpdate()
         move.moves = [(from: "big", to: "large")]
-        try index.record(folder: "f", move)
-        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h2"], limit: 4).map(\.path) == ["large/a.bin"])
+        try index.records.apply(folder: "f", move)
+        #expect(try index.chunks.files(folder: "f", sharingChunksWith: ["h2"], limit: 4).map(\.path) == ["large/a.bin"])
         var edit = IndexUpdate()
         edit.locals = [Self.record("b.bin", chunks: ["h5", "h6"])]
         edit.removedLocals = ["large"]
-        try index.record(folder: "f", edit)
-        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h2", "h3"], limit: 4).isEmpty)
-        #expect(try index.localFiles(folder: "f", sharingChunksWith: ["h6"], limit: 4).map(\.path) == ["b.bin"])
+        try index.records.apply(folder: "f", edit)
+        #expect(try index.chunks.files(folder: "f", sharingChunksWith: ["h2", "h3"], limit: 4).isEmpty)
+        #expect(try index.chunks.files(folder: "f", sharingChunksWith: ["h6"], limit: 4).map(\.path) == ["b.bin"])
     }
 
     @Test func chunksOfAnEditedFileComeFromItsOldVersionVerified() throws {

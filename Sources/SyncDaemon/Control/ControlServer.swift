@@ -8,7 +8,10 @@ import SyncCore
 /// The daemon's side of the control socket: HTTP/1.1 on a Unix socket with
 /// mode 0600 inside the (0700) state directory. Routes mirror `syncctl` verbs.
 enum ControlServer {
-    static func application(socketPath: String, daemon: DaemonState, logger: Logger) -> some ApplicationProtocol {
+    /// `onReady` runs once the socket listens (syncd tells systemd it is ready then).
+    static func application(
+        socketPath: String, daemon: DaemonState, logger: Logger, onReady: @escaping @Sendable () -> Void = {}
+    ) -> some ApplicationProtocol {
         let router = Router()
         router.get("/v1/status") { _, _ in
             try json(await daemon.report())
@@ -47,6 +50,7 @@ enum ControlServer {
                     logger.error("cannot chmod control socket", metadata: ["path": "\(socketPath)", "errno": "\(errno)"])
                 }
                 logger.info("control socket ready", metadata: ["path": "\(socketPath)"])
+                onReady()
             },
             logger: logger)
     }

@@ -1,26 +1,37 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
 import ServiceLifecycle
 import SyncClient
 import SyncConfig
+import SyncCore
+import SystemdNotify
 
 /// Builds the daemon's parts from a config and runs them as services until
 /// SIGTERM/SIGINT. Pending work stays in the journal across stops.
 public enum Daemon {
-    public static let version = "0.1.0"
+    public static let version = ProductVersion.current
 
     public static func run(config: DaemonConfig, logger: Logger) async throws {
         raiseOpenFileLimit(logger: logger)
         let credential = try Startup.readCredential(config.server.credentialFile)
         try Startup.makePrivateDirectory(config.daemon.stateDir)
+        try StateLock.acquire(stateDir: config.daemon.stateDir)
         let index: IndexStore
         do {
             index = try IndexStore(path: config.daemon.stateDir + "/index.sqlite")
-            try index.resumeInterrupted()
+            try index.journal.resumeInterrupted()
         } catch {
             throw DaemonError(.index, "cannot open the index in \(config.daemon.stateDir)", underlying: error)
         }
-        let remote = RemoteClient(baseURL: config.server.url, credential: credential, logger: logger)
+        let http: HTTPClient
+        do {
+            http = try config.server.caFile.map { caFile throws(RemoteError) in try RemoteClient.makeHTTPClient(trusting: caFile) }
+                ?? RemoteClient.sharedHTTP
+        } catch {
+            throw DaemonError(.caFile, error.message, path: config.server.caFile, underlying: error)
+        }
+        let remote = RemoteClient(baseURL: config.server.url, credential: credential, http: http, logger: logger)
         do {
             try await remote.authenticate()
         } catch where error.kind == .unauthorized {
@@ -32,9 +43,14 @@ public enum Daemon {
             makeEngine(folder: folder, config: config, index: index, remote: remote, logger: logger)
         }
         try Startup.claimSocket(config.daemon.controlSocket)
+        // Under systemd (Type=notify): READY=1 once syncctl can reach us, watchdog pings,
+        // STOPPING=1 when shutdown begins.
+        let systemd = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
         let control = ControlServer.application(
-            socketPath: config.daemon.controlSocket, daemon: DaemonState(engines: engines, version: version), logger: logger)
-        let services: [any Service] = [control] + engines.map { FolderService(engine: $0) }
+            socketPath: config.daemon.controlSocket, daemon: DaemonState(engines: engines, version: version), logger: logger,
+            onReady: { systemd?.notify("READY=1\nSTATUS=syncing \(engines.count) folder(s)") })
+        var services: [any Service] = [control] + engines.map { FolderService(engine: $0) }
+        if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         logger.info("syncd started", metadata: ["version": "\(version)", "folders": "\(engines.count)"])

@@ -9,7 +9,11 @@ public struct DaemonError: Error, CustomStringConvertible, CustomDebugStringConv
         case credentialUnsafe = "credential_unsafe"
         case credentialUnreadable = "credential_unreadable"
         case credentialRejected = "credential_rejected"
+        /// `ca_file` cannot be read as PEM certificates.
+        case caFile = "ca_file"
         case stateDirectory = "state_directory"
+        /// Another syncd holds the state directory's lock.
+        case stateDirectoryInUse = "state_directory_in_use"
         case index
         /// A row of the index holds a value no release writes (table, column and value named).
         case corruptIndex = "corrupt_index"

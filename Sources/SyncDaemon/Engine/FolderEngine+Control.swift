@@ -3,7 +3,7 @@ import SyncControl
 /// What `syncctl` asks of a folder besides its status.
 extension FolderEngine {
     public func setPaused(_ paused: Bool) async throws {
-        try index.setPaused(folder: id, paused)
+        try index.folders.setPaused(folder: id, paused)
         await queue.setPaused(paused)
     }
 

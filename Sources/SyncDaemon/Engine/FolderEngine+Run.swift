@@ -6,7 +6,7 @@ extension FolderEngine {
         ignore.reload()
         let events = await watch.subscribe(filter: ignore.watchFilter)
         do {
-            if try index.folderState(folder: id).paused { await queue.setPaused(true) }
+            if try index.folders.state(folder: id).paused { await queue.setPaused(true) }
         } catch {
             logger.error("cannot read folder state", metadata: ["folder": "\(id)", "error": "\(error)"])
         }

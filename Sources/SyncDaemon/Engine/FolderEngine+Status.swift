@@ -17,23 +17,23 @@ extension FolderEngine {
         let transfers = await progress.snapshot().map {
             Transfer(path: $0.path, direction: $0.direction, bytesDone: $0.done, bytesTotal: $0.total)
         }
-        facts.pending = try index.pendingCount(folder: id) + journal.pendingPaths + settle.unjournaled
-        facts.held = try index.heldCount(folder: id) + facts.remote.deletesHeld
-        let stored = try index.folderState(folder: id)
-        let pathErrors = try index.pathErrors(folder: id).map {
+        facts.pending = try index.journal.pendingCount(folder: id) + journal.pendingPaths + settle.unjournaled
+        facts.held = try index.journal.heldCount(folder: id) + facts.remote.deletesHeld
+        let stored = try index.folders.state(folder: id)
+        let pathErrors = try index.errors.list(folder: id).map {
             PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(FolderStatusBuilder.iso))
         }
         let builder = FolderStatusBuilder(folder: id, problems: problems, facts: facts)
         return FolderStatus(
             id: id, path: root, state: builder.state, pendingUploads: facts.pending,
             pendingDownloads: facts.remote.pendingDownloads + facts.remote.retries, transferring: transfers,
-            conflicts: try index.conflictCount(folder: id), errors: builder.errors(pathErrors: pathErrors),
+            conflicts: try index.conflicts.count(folder: id), errors: builder.errors(pathErrors: pathErrors),
             lastSyncedAt: stored.lastSyncedAt.map(FolderStatusBuilder.iso), remoteCursor: stored.remoteCursor,
             watchedDirectories: watch.directories)
     }
 
     public func conflicts() throws -> [ConflictInfo] {
-        try index.conflicts(folder: id).map {
+        try index.conflicts.list(folder: id).map {
             ConflictInfo(folder: id, path: $0.path, remoteRev: $0.remoteRev, detectedAt: FolderStatusBuilder.iso($0.detectedAt))
         }
     }

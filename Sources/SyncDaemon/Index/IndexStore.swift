@@ -1,11 +1,35 @@
-import Foundation
 import GRDB
 
-/// The daemon's local index: one SQLite file (WAL) under the state directory,
-/// holding per folder the observed local state, the base both sides agreed
-/// on, the remote cursor, the pending-work journal and per-path errors.
+/// The daemon's local index: one SQLite file (WAL) under the state directory. This type
+/// opens it and brings its schema up to date; the tables are read and written through
+/// focused stores over the one database, each owning its tables (docs/architecture.md):
+/// `files`, `base`, `records` (a path's records as one, and every write across them),
+/// `journal`, `outbox`, `intents`, `folders`, `retries`, `errors`, `conflicts`, `chunks`.
 public final class IndexStore: Sendable {
     let pool: DatabasePool
+
+    /// `local_files`: what we last saw and hashed.
+    public let files: LocalFileStore
+    /// `local_chunks`: which local files hold which chunks.
+    let chunks: LocalChunkStore
+    /// `base`: what both sides agreed on.
+    public let base: BaseStore
+    /// Local file and base records read together, and updates written across the tables.
+    let records: RecordStore
+    /// `journal`: pending pushes, coalesced by path.
+    public let journal: JournalStore
+    /// `commit_outbox`: commits sent whose outcome is not recorded yet.
+    let outbox: OutboxStore
+    /// `download_intents`: downloads recorded but perhaps not renamed into place.
+    let intents: DownloadIntentStore
+    /// `folder_state`: remote cursor, paused, last synced.
+    public let folders: FolderStateStore
+    /// `remote_retry`: remote entries not applied yet.
+    let retries: RemoteRetryStore
+    /// `path_errors`: what the status shows per path.
+    public let errors: PathErrorStore
+    /// `conflicts`.
+    public let conflicts: ConflictStore
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -19,110 +43,16 @@ public final class IndexStore: Sendable {
         // GRDB sets NORMAL on the writer when it enables WAL, after prepareDatabase.
         try pool.barrierWriteWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try Self.migrator.migrate(pool)
-    }
-
-    /// Migrations are append-only: a shipped migration never changes.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1-initial") { db in
-            try db.execute(sql: """
-                CREATE TABLE folder_state (
-                    folder_id TEXT PRIMARY KEY,
-                    remote_cursor INTEGER NOT NULL DEFAULT 0,
-                    paused INTEGER NOT NULL DEFAULT 0,
-                    last_synced_at REAL
-                );
-                CREATE TABLE local_files (
-                    folder_id TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL,
-                    inode INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-                    ctime_ns INTEGER NOT NULL, mode INTEGER NOT NULL,
-                    content_hash TEXT NOT NULL, chunks TEXT NOT NULL, symlink_target TEXT,
-                    PRIMARY KEY (folder_id, path)
-                ) WITHOUT ROWID;
-                CREATE TABLE base (
-                    folder_id TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL,
-                    rev INTEGER NOT NULL, content_hash TEXT NOT NULL, deleted INTEGER NOT NULL,
-                    PRIMARY KEY (folder_id, path)
-                ) WITHOUT ROWID;
-                CREATE TABLE journal (
-                    folder_id TEXT NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL,
-                    state TEXT NOT NULL, dirty INTEGER NOT NULL DEFAULT 0,
-                    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at REAL NOT NULL,
-                    last_error TEXT, enqueued_at REAL NOT NULL,
-                    PRIMARY KEY (folder_id, path)
-                );
-                CREATE INDEX journal_ready ON journal (folder_id, state, next_attempt_at);
-                CREATE TABLE path_errors (
-                    folder_id TEXT NOT NULL, path TEXT NOT NULL, message TEXT NOT NULL, retry_at REAL,
-                    PRIMARY KEY (folder_id, path)
-                );
-                CREATE TABLE conflicts (
-                    folder_id TEXT NOT NULL, path TEXT NOT NULL, remote_rev INTEGER NOT NULL,
-                    local_hash TEXT NOT NULL, remote_hash TEXT NOT NULL, detected_at REAL NOT NULL,
-                    PRIMARY KEY (folder_id, path)
-                );
-                """)
-        }
-        migrator.registerMigration("v2-local-content-index") { db in
-            // Downloads look for a local file that already has the content (moves, copies).
-            try db.execute(sql: "CREATE INDEX local_files_content ON local_files (folder_id, content_hash)")
-        }
-        migrator.registerMigration("v3-journal-moves") { db in
-            // A push that is a move: the path's old name (committed as a server-side move).
-            try db.execute(sql: "ALTER TABLE journal ADD COLUMN move_from TEXT")
-        }
-        migrator.registerMigration("v4-local-chunks") { db in
-            // Which local files hold which chunks (files of more than one chunk: a
-            // one-chunk file is found by its content hash), for downloads to reuse.
-            try db.execute(sql: """
-                CREATE TABLE local_chunks (folder_id TEXT NOT NULL, hash TEXT NOT NULL, path TEXT NOT NULL);
-                CREATE INDEX local_chunks_by_hash ON local_chunks (folder_id, hash);
-                CREATE INDEX local_chunks_by_path ON local_chunks (folder_id, path);
-                """)
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT folder_id, path, chunks FROM local_files WHERE kind = 'file' AND chunks LIKE '%,%'")
-            let insert = try db.makeStatement(sql: "INSERT INTO local_chunks (folder_id, hash, path) VALUES (?, ?, ?)")
-            while let row = try rows.next() {
-                let chunks: String = row["chunks"]
-                for hash in Set(chunks.split(separator: ",")) {
-                    try insert.execute(arguments: [row["folder_id"] as String, String(hash), row["path"] as String])
-                }
-            }
-        }
-        migrator.registerMigration("v5-base-mode") { db in
-            // Permission bits are part of the three-way comparison (NULL: not known yet).
-            try db.execute(sql: "ALTER TABLE base ADD COLUMN mode INTEGER")
-        }
-        migrator.registerMigration("v6-remote-retry") { db in
-            // Remote entries not applied yet (disk full, something in the way), retried with backoff.
-            try db.execute(sql: """
-                CREATE TABLE remote_retry (
-                    folder_id TEXT NOT NULL, path TEXT NOT NULL, rev INTEGER NOT NULL, entry TEXT NOT NULL,
-                    attempts INTEGER NOT NULL, next_attempt_at REAL NOT NULL, last_error TEXT NOT NULL,
-                    PRIMARY KEY (folder_id, path)
-                );
-                CREATE INDEX remote_retry_due ON remote_retry (folder_id, next_attempt_at);
-                """)
-        }
-        migrator.registerMigration("v7-download-intents") { db in
-            // A download recorded but perhaps not renamed into place (see DownloadIntent).
-            try db.execute(sql: """
-                CREATE TABLE download_intents (
-                    folder_id TEXT NOT NULL, path TEXT NOT NULL, staged_inode INTEGER NOT NULL,
-                    previous_local TEXT, previous_base TEXT,
-                    PRIMARY KEY (folder_id, path)
-                )
-                """)
-        }
-        migrator.registerMigration("v8-commit-outbox") { db in
-            // Commits sent and not yet recorded (see IndexStore+Outbox.swift).
-            try db.execute(sql: """
-                CREATE TABLE commit_outbox (
-                    folder_id TEXT NOT NULL, commit_id TEXT NOT NULL, changes TEXT NOT NULL, created_at REAL NOT NULL,
-                    PRIMARY KEY (folder_id, commit_id)
-                )
-                """)
-        }
-        return migrator
+        files = LocalFileStore(pool: pool)
+        chunks = LocalChunkStore(pool: pool)
+        base = BaseStore(pool: pool)
+        records = RecordStore(pool: pool)
+        journal = JournalStore(pool: pool)
+        outbox = OutboxStore(pool: pool)
+        intents = DownloadIntentStore(pool: pool)
+        folders = FolderStateStore(pool: pool)
+        retries = RemoteRetryStore(pool: pool)
+        errors = PathErrorStore(pool: pool)
+        conflicts = ConflictStore(pool: pool)
     }
 }

@@ -36,7 +36,7 @@ extension RemoteApplier {
     private func planFresh(_ group: [WireEntry], others: inout [WireEntry]) -> [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)] {
         let records: (local: [String: LocalRecord], base: [String: BaseRecord])
         do {
-            records = try index.records(folder: folder, paths: group.map(\.path))
+            records = try index.records.read(folder: folder, paths: group.map(\.path))
         } catch {
             others.append(contentsOf: group)
             return []
@@ -99,7 +99,7 @@ extension RemoteApplier {
         for (entry, stat) in placed { late.locals.append(Self.local(entry, stat: stat)) }
         late.landed = placed.map(\.entry.path)
         do {
-            try index.record(folder: folder, late)
+            try index.records.apply(folder: folder, late)
             for (entry, _) in placed { outcome.applied.append((entry.path, entry.rev)) }
             logger.debug("downloaded a batch of small files", metadata: ["files": "\(placed.count)"])
         } catch {
@@ -131,7 +131,7 @@ extension RemoteApplier {
         let recorded: Set<String>
         do {
             try materializer.syncFileSystem()
-            recorded = try index.record(folder: folder, guarded: updates)
+            recorded = try index.records.apply(folder: folder, guarded: updates)
         } catch {
             for (file, _, _) in staged { materializer.discard(file) }
             others.append(contentsOf: staged.map(\.file.entry))
@@ -142,7 +142,7 @@ extension RemoteApplier {
         // usual: the move re-keys the records below its source when it commits, and a file
         // this batch re-created there must then be looked at again (else the index forgets it).
         let dropEchoes: Bool
-        do { dropEchoes = try !index.hasPendingMove(folder: folder) } catch { dropEchoes = false }
+        do { dropEchoes = try !index.journal.hasPendingMove(folder: folder) } catch { dropEchoes = false }
         var placed: [(entry: WireEntry, stat: FileStat)] = []
         for (file, base, local) in staged {
             guard recorded.contains(file.entry.path) else {
@@ -158,7 +158,7 @@ extension RemoteApplier {
                 echoes.forget(file.entry.path)
                 materializer.discard(file)
                 do {
-                    try index.restore(folder: folder, path: file.entry.path, local: local, base: base, onlyOver: Self.base(file.entry))
+                    try index.records.restore(folder: folder, path: file.entry.path, local: local, base: base, onlyOver: Self.base(file.entry))
                     others.append(file.entry)
                 } catch {
                     let message = Self.describe(error)

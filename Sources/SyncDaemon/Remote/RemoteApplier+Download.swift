@@ -14,18 +14,18 @@ extension RemoteApplier {
         switch entry.kind {
         case .directory:
             update.locals.append(Self.local(entry, stat: try materializer.makeDirectory(entry.path, mode: entry.mode)))
-            try index.record(folder: folder, update, ifBase: plannedBase, at: entry.path)
+            try index.records.apply(folder: folder, update, ifBase: plannedBase, at: entry.path)
         case .symlink:
             let stat = try materializer.makeSymlink(entry.path, target: entry.symlinkTarget ?? "", expected: expected)
             update.locals.append(Self.local(entry, stat: stat))
-            try index.record(folder: folder, update, ifBase: plannedBase, at: entry.path)
+            try index.records.apply(folder: folder, update, ifBase: plannedBase, at: entry.path)
         case .file:
-            let source = try index.localFile(folder: folder, contentHash: entry.contentHash).map(\.path)
+            let source = try index.files.file(folder: folder, contentHash: entry.contentHash).map(\.path)
             let localChunks = source == nil ? try reusableChunks(for: entry) : nil
             let folder = self.folder, remote = self.remote, progress = self.progress, path = entry.path
             let early = update
             // The index is written just before the rename; if that fails, what it said before is put back.
-            let before = try index.records(folder: folder, paths: [path])
+            let before = try index.records.read(folder: folder, paths: [path])
             var recorded = false
             await progress.begin(path: path, direction: "download", total: entry.size)
             let final: FileStat
@@ -38,7 +38,7 @@ extension RemoteApplier {
                     var update = early.adding(local: Self.local(entry, stat: staged))
                     update.intents = [DownloadIntent(
                         path: path, stagedInode: staged.inode, previousLocal: before.local[path], previousBase: before.base[path])]
-                    try index.record(folder: folder, update, ifBase: plannedBase, at: path)
+                    try index.records.apply(folder: folder, update, ifBase: plannedBase, at: path)
                     recorded = true
                     CrashPoint.reached(.beforeRename, path: path)
                 })
@@ -54,7 +54,7 @@ extension RemoteApplier {
             } catch {
                 await progress.end(paths: [path])
                 if recorded {
-                    try index.restore(
+                    try index.records.restore(
                         folder: folder, path: path, local: before.local[path], base: before.base[path], onlyOver: Self.base(entry))
                 }
                 throw error
@@ -63,7 +63,7 @@ extension RemoteApplier {
             var late = IndexUpdate()
             late.locals.append(Self.local(entry, stat: final))
             late.landed = [path]
-            try index.record(folder: folder, late)
+            try index.records.apply(folder: folder, late)
         }
     }
 
@@ -74,8 +74,8 @@ extension RemoteApplier {
         guard entry.chunks.count > 1 else { return nil }  // a one-chunk file changed as a whole
         let wanted = Set(entry.chunks)
         let named = [entry.path] + (entry.movedFrom.map { [$0] } ?? [])
-        var candidates = try index.records(folder: folder, paths: named).local
-        for record in try index.localFiles(folder: folder, sharingChunksWith: Array(wanted), limit: 4) {
+        var candidates = try index.records.read(folder: folder, paths: named).local
+        for record in try index.chunks.files(folder: folder, sharingChunksWith: Array(wanted), limit: 4) {
             candidates[record.path] = candidates[record.path] ?? record
         }
         var found = LocalChunks()

@@ -10,7 +10,7 @@ extension RemoteApplier {
     /// file was edited, or something is at the new path): then the entries are
     /// applied one by one as usual.
     func renameLocal(from tombstone: WireEntry, to entry: WireEntry) throws -> Bool {
-        let records = try index.records(folder: folder, paths: [tombstone.path, entry.path])
+        let records = try index.records.read(folder: folder, paths: [tombstone.path, entry.path])
         let (oldView, oldStat) = try materializer.inspect(tombstone.path, record: records.local[tombstone.path])
         guard let oldStat, oldView.kind == .file, oldView.contentHash == entry.contentHash,
             Planner.plan(local: oldView, base: records.base[tombstone.path], remote: tombstone) == .deleteLocal
@@ -25,7 +25,7 @@ extension RemoteApplier {
         update.bases.append(Self.base(entry))
         update.removedLocals.append(tombstone.path)
         update.locals.append(Self.local(entry, stat: moved))
-        try index.record(folder: folder, update)
+        try index.records.apply(folder: folder, update)
         return true
     }
 
@@ -39,7 +39,7 @@ extension RemoteApplier {
         update.bases.append(Self.base(entry))
         update.removedLocals.append(entry.path)
         // Record first: the events our own removal causes must not be pushed back.
-        try index.record(folder: folder, update, ifBase: before.base, at: entry.path)
+        try index.records.apply(folder: folder, update, ifBase: before.base, at: entry.path)
         // (A `catch … where` on this typed throw hangs the Swift 6.3 optimizer: keep it a plain catch.)
         do {
             try materializer.moveToTrash(entry.path, kind: kind, stamp: stamp, expected: kind == .directory ? nil : expected)
@@ -47,7 +47,7 @@ extension RemoteApplier {
             if error.code == .changedMeanwhile {
                 // Written since it was planned: put the records back and plan again (an edit
                 // beats the delete).
-                try index.restore(
+                try index.records.restore(
                     folder: folder, path: entry.path, local: before.local, base: before.base, onlyOver: Self.base(entry))
                 throw error
             }
@@ -64,8 +64,8 @@ extension RemoteApplier {
         try materializer.rename(entry.path, to: copy)
         outcome.pushes.append(copy)
         outcome.conflicts += 1
-        try index.recordConflict(
+        try index.conflicts.record(
             folder: folder, path: copy, remoteRev: entry.rev, localHash: localHash, remoteHash: entry.contentHash)
-        try await materialize(entry, expected: nil, plannedBase: try index.baseRecord(folder: folder, path: entry.path))
+        try await materialize(entry, expected: nil, plannedBase: try index.base.record(folder: folder, path: entry.path))
     }
 }

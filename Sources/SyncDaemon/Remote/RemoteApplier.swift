@@ -43,7 +43,7 @@ struct RemoteApplier: Sendable {
         // looking at the disk: the planner says `nothing` to them whatever is there.
         let seen: [String: BaseRecord]
         do {
-            seen = try index.records(folder: folder, paths: entries.map(\.path)).base
+            seen = try index.records.read(folder: folder, paths: entries.map(\.path)).base
         } catch {
             logger.warning("cannot read base records of a feed page", metadata: ["error": "\(error)"])
             seen = [:]
@@ -61,7 +61,7 @@ struct RemoteApplier: Sendable {
                 }
                 // (Not the entries a server-side move made: no push of that path records them.)
                 if let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil,
-                    try index.hasPendingPush(folder: folder, path: entry.path)
+                    try index.journal.hasPendingPush(folder: folder, path: entry.path)
                 {
                     outcome.applied.append((entry.path, entry.rev))
                     continue
@@ -198,7 +198,7 @@ struct RemoteApplier: Sendable {
 
     private func apply(_ entry: WireEntry, device: String, stamp: String, into outcome: inout Outcome) async throws {
         let path = entry.path
-        let records = try index.records(folder: folder, paths: [path])
+        let records = try index.records.read(folder: folder, paths: [path])
         let base = records.base[path]
         let (view, stat) = try materializer.inspect(path, record: records.local[path])
         switch Planner.plan(local: view, base: base, remote: entry) {
@@ -211,7 +211,7 @@ struct RemoteApplier: Sendable {
             if entry.deleted { update.removedLocals.append(path) }
             // Only over the base it was planned against: a push may have recorded a newer
             // revision of this path meanwhile, which a stale entry must not replace.
-            try index.record(folder: folder, update, ifBase: base, at: path)
+            try index.records.apply(folder: folder, update, ifBase: base, at: path)
         case .download:
             let room = try materializer.makeRoom(at: path, for: entry.kind, expected: stat, stamp: stamp)
             try await materialize(entry, expected: room, plannedBase: base)
@@ -220,7 +220,7 @@ struct RemoteApplier: Sendable {
             var update = IndexUpdate()
             update.bases.append(Self.base(entry))
             update.locals.append(Self.local(entry, stat: try materializer.setMode(path, mode: entry.mode, expected: stat)))
-            try index.record(folder: folder, update, ifBase: base, at: path)
+            try index.records.apply(folder: folder, update, ifBase: base, at: path)
         case .deleteLocal:
             try deleteLocal(
                 entry, kind: view.kind ?? entry.kind, expected: stat, before: (records.local[path], base), stamp: stamp,
@@ -229,7 +229,7 @@ struct RemoteApplier: Sendable {
             // Commit the local version on top of the tombstone.
             var update = IndexUpdate()
             update.bases.append(Self.base(entry))
-            try index.record(folder: folder, update, ifBase: base, at: path)
+            try index.records.apply(folder: folder, update, ifBase: base, at: path)
             outcome.pushes.append(path)
         case .conflict:
             try await resolveConflict(entry, localHash: view.contentHash ?? "", device: device, into: &outcome)

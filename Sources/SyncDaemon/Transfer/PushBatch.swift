@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import SyncClient
 import SyncCore
 
@@ -73,34 +72,5 @@ extension PushBatchResult {
     /// one whose change nobody sends had nothing to do.
     mutating func inherit(_ followers: [String: String]) {
         for (follower, sender) in followers { settle(follower, fates[sender] ?? .done(.unchanged)) }
-    }
-}
-
-extension IndexStore {
-    /// Local and base records of many paths in few queries.
-    func records(folder: String, paths: [String]) throws -> (local: [String: LocalRecord], base: [String: BaseRecord]) {
-        var locals: [String: LocalRecord] = [:]
-        var bases: [String: BaseRecord] = [:]
-        try pool.read { db in
-            for slice in stride(from: 0, to: paths.count, by: 500).map({ paths[$0..<min($0 + 500, paths.count)] }) {
-                let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                var arguments: [String] = [folder]
-                arguments.append(contentsOf: slice)
-                for row in try Row.fetchAll(
-                    db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path IN (\(marks))",
-                    arguments: .init(arguments))
-                {
-                    let r = try Self.local(row)
-                    locals[r.path] = r
-                }
-                for row in try Row.fetchAll(
-                    db, sql: "SELECT * FROM base WHERE folder_id = ? AND path IN (\(marks))", arguments: .init(arguments))
-                {
-                    let b = try Self.base(row)
-                    bases[b.path] = b
-                }
-            }
-        }
-        return (locals, bases)
     }
 }

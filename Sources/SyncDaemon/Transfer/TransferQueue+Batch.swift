@@ -6,7 +6,7 @@ extension TransferQueue {
     func runOneBatch() async -> Bool {
         if !unrecorded.isEmpty {
             do {
-                try index.reschedule(
+                try index.journal.reschedule(
                     folder: folder, paths: Array(unrecorded), error: "pushed again: its outcome could not be recorded",
                     retryAt: Date())
                 unrecorded.removeAll()
@@ -24,7 +24,7 @@ extension TransferQueue {
         replayRound = 0
         let ops: [JournalOp]
         do {
-            ops = try index.claim(folder: folder, limit: batchLimit)
+            ops = try index.journal.claim(folder: folder, limit: batchLimit)
         } catch {
             logger.error("journal claim failed", metadata: ["error": "\(error)"])
             return false
@@ -45,7 +45,7 @@ extension TransferQueue {
             await conflictHandler(result.conflicts)
         }
         do {
-            if try index.pendingCount(folder: folder) == 0 { try index.setLastSynced(folder: folder, at: Date()) }
+            if try index.journal.pendingCount(folder: folder) == 0 { try index.folders.setLastSynced(folder: folder, at: Date()) }
         } catch {
             logger.error("index status update failed", metadata: ["error": "\(error)"])
         }
@@ -58,25 +58,29 @@ extension TransferQueue {
         return true
     }
 
-    /// Sends the commits of the outbox again (see `IndexStore+Outbox`) and records what
-    /// the server did with them, before any new push is prepared against the index.
+    /// Sends the commits of the outbox again (see `OutboxStore`) and records what the
+    /// server did with them, before any new push is prepared against the index.
     /// False while one cannot be sent.
     func replayOutbox() async -> Bool {
-        let pending: [OutboxCommit]
-        do { pending = try index.outbox(folder: folder) } catch let error as IndexCorruption {
-            // A row no release can read blocks nothing: set aside (logged); its paths' ops
-            // push them afresh (a conflict of identical content is adopted).
-            logger.error("dropping an unreadable commit outbox row", metadata: ["folder": "\(folder)", "error": "\(error)"])
-            do { try index.dropOutbox(folder: folder, ids: [error.value]) } catch {
-                logger.error("cannot drop it", metadata: ["folder": "\(folder)", "error": "\(error)"])
-                return false
-            }
-            return await replayOutbox()
-        } catch {
+        let outbox: OutboxStore.Contents
+        do { outbox = try index.outbox.contents(folder: folder) } catch {
             logger.error("cannot read the commit outbox", metadata: ["folder": "\(folder)", "error": "\(error)"])
             return false
         }
-        for commit in pending {
+        if !outbox.unreadable.isEmpty {
+            // A row no release can read blocks nothing: set aside (logged); its paths' ops
+            // push them afresh (a conflict of identical content is adopted).
+            for row in outbox.unreadable {
+                logger.error(
+                    "dropping an unreadable commit outbox row",
+                    metadata: ["folder": "\(folder)", "commit": "\(row.id)", "error": "\(row.error)"])
+            }
+            do { try index.outbox.drop(folder: folder, ids: outbox.unreadable.map { $0.id }) } catch {
+                logger.error("cannot drop it", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                return false
+            }
+        }
+        for commit in outbox.commits {
             switch await uploader.replay(commit) {
             case .later(let error):
                 offlineError = error
@@ -89,11 +93,11 @@ extension TransferQueue {
                 logger.error(
                     "giving up on resending a commit the server keeps refusing; its paths are pushed afresh",
                     metadata: ["folder": "\(folder)", "commit": "\(commit.id)", "error": "\(error)"])
-                do { try index.dropOutbox(folder: folder, ids: [commit.id]) } catch { return false }
+                do { try index.outbox.drop(folder: folder, ids: [commit.id]) } catch { return false }
                 replayFailures[commit.id] = nil
             case .answered(let update, let conflicts):
                 do {
-                    try index.recordResent(folder: folder, update)
+                    try index.records.applyResent(folder: folder, update)
                 } catch {
                     logger.error("cannot record a resent commit", metadata: ["folder": "\(folder)", "error": "\(error)"])
                     return false
@@ -122,25 +126,25 @@ extension TransferQueue {
         let unstable = result.paths { $0 == .unstable }
         let transient = result.paths { $0 == .transient }
         do {
-            let again = try index.finish(folder: folder, done: Array(finished.keys), update: IndexUpdateBox(result.update))
+            let again = try index.journal.finish(folder: folder, done: Array(finished.keys), update: IndexUpdateBox(result.update))
             changesCommitted += result.update.bases.count
             // Waiters of this run get its outcome; those who came during it wait for the rerun (`again`).
             for (path, outcome) in finished { resolve(path, with: outcome) }
             if !again.isEmpty { logger.debug("rerunning paths changed during push", metadata: ["count": "\(again.count)"]) }
-            if !deferred.isEmpty { try index.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
-            if !result.followUps.isEmpty { try index.enqueue(folder: folder, paths: result.followUps) }
+            if !deferred.isEmpty { try index.journal.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
+            if !result.followUps.isEmpty { try index.journal.enqueue(folder: folder, paths: result.followUps) }
             if !held.isEmpty {
-                try index.hold(folder: folder, paths: held)
+                try index.journal.hold(folder: folder, paths: held)
                 for path in held { promoteNextRun(path) }
                 logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(held.count)"])
             }
             for (path, fate) in result.fates {
                 guard case .failed(let message) = fate else { continue }
-                try index.fail(folder: folder, paths: [path], error: message)
+                try index.journal.fail(folder: folder, paths: [path], error: message)
                 resolve(path, with: .failed(message))
             }
             for path in unstable {
-                try index.reschedule(
+                try index.journal.reschedule(
                     folder: folder, paths: [path], error: "file is changing while being read; retrying",
                     retryAt: Date().addingTimeInterval(0.2))
                 promoteNextRun(path)
@@ -150,7 +154,7 @@ extension TransferQueue {
                 offlineError = error
                 for path in transient {
                     let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
-                    try index.reschedule(folder: folder, paths: [path], error: error.description, retryAt: Date().addingTimeInterval(delay))
+                    try index.journal.reschedule(folder: folder, paths: [path], error: error.description, retryAt: Date().addingTimeInterval(delay))
                     promoteNextRun(path)
                 }
             } else if !finished.isEmpty {
@@ -165,7 +169,7 @@ extension TransferQueue {
             logger.error("recording push outcome failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
             let paths = ops.map(\.path)
             do {
-                try index.reschedule(
+                try index.journal.reschedule(
                     folder: folder, paths: paths, error: "cannot record the push: \(error)", retryAt: Date().addingTimeInterval(5))
             } catch {
                 // Tried again before each next batch (their rows stay `running` until then).

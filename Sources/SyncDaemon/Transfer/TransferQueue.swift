@@ -54,20 +54,20 @@ public actor TransferQueue {
     /// `moves` names the old path of paths that got here by a move (new → old).
     public func enqueue(_ paths: [String], moves: [String: String] = [:], delay: TimeInterval = 0) throws {
         guard !paths.isEmpty else { return }
-        try index.enqueue(folder: folder, paths: paths, moves: moves, delay: delay)
+        try index.journal.enqueue(folder: folder, paths: paths, moves: moves, delay: delay)
         wake?.yield()
     }
 
     /// Journals several requests in one transaction.
     public func enqueue(_ requests: [JournalRequest]) throws {
         guard requests.contains(where: { !$0.paths.isEmpty }) else { return }
-        try index.enqueue(folder: folder, requests: requests)
+        try index.journal.enqueue(folder: folder, requests: requests)
         wake?.yield()
     }
 
     /// Journals a push of `path` and waits for its outcome.
     public func push(_ path: String) async throws -> PushOutcome {
-        let runningNow = try index.enqueue(folder: folder, paths: [path])
+        let runningNow = try index.journal.enqueue(folder: folder, paths: [path])
         return await withCheckedContinuation { continuation in
             if runningNow.contains(path) || running.contains(path) {
                 waitingNextRun[path, default: []].append(continuation)
@@ -109,7 +109,7 @@ public actor TransferQueue {
             if !paused, await runOneBatch() { continue }
             // Nothing ready: sleep until woken or until the next op in backoff is due.
             let due: Date?
-            do { due = try index.nextDue(folder: folder) } catch {
+            do { due = try index.journal.nextDue(folder: folder) } catch {
                 logger.error("journal read failed", metadata: ["error": "\(error)"])
                 due = Date().addingTimeInterval(1)
             }
@@ -133,7 +133,7 @@ public actor TransferQueue {
         let recent = recentDeletes.reduce(0) { $0 + $1.count }
         if now > deletesApprovedUntil {
             let live: Int
-            do { live = try index.liveBaseCount(folder: folder) } catch { return false }
+            do { live = try index.base.liveCount(folder: folder) } catch { return false }
             // Judge the wave against the folder as it was when the wave began.
             if deleteGuard.mustWait(deletes: recent + count, liveEntries: live + recent) { return false }
         }
@@ -144,7 +144,7 @@ public actor TransferQueue {
     /// `syncctl approve-deletes`: held deletes go ahead (and the rest of this wave).
     public func approveDeletes() throws -> Int {
         deletesApprovedUntil = Date().addingTimeInterval(Self.deleteWindow)
-        let released = try index.releaseHeld(folder: folder)
+        let released = try index.journal.releaseHeld(folder: folder)
         wake?.yield()
         return released
     }

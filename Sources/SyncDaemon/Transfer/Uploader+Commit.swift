@@ -35,7 +35,7 @@ extension Uploader {
     /// stays there and is sent again before the next push (`TransferQueue.replayOutbox`).
     func commitOnce(_ changes: [CommitChange], commitId: String) async throws(RemoteError) -> CommitResponse {
         do {
-            try index.putOutbox(folder: folder, OutboxCommit(id: commitId, changes: changes))
+            try index.outbox.put(folder: folder, OutboxCommit(id: commitId, changes: changes))
         } catch {
             throw RemoteError(kind: .transient, code: "index", message: "cannot record the commit before sending it: \(error)")
         }

@@ -15,7 +15,7 @@ extension Uploader {
         for op in ops where op.moveFrom == nil { result.settle(op.path, .deferred(forgetMove: false)) }
         let records: (local: [String: LocalRecord], base: [String: BaseRecord])
         do {
-            records = try index.records(folder: folder, paths: moves.flatMap { [$0.to, $0.from] })
+            records = try index.records.read(folder: folder, paths: moves.flatMap { [$0.to, $0.from] })
         } catch {
             for move in moves { result.settle(move.to, .failed("index read failed: \(error)")) }
             return result
@@ -81,7 +81,7 @@ extension Uploader {
     /// The synced entries at and below `path` (none if the index cannot say: logged).
     private func liveBelow(_ path: String) -> [BaseRecord] {
         do {
-            return try index.liveBase(folder: folder, under: path)
+            return try index.base.live(folder: folder, under: path)
         } catch {
             logger.warning("cannot list a directory's synced entries", metadata: ["path": "\(path)", "error": "\(error)"])
             return []

@@ -31,7 +31,7 @@ struct Uploader: Sendable {
         let paths = ops.map(\.path).filter { !writing.contains($0) }
         let records: (local: [String: LocalRecord], base: [String: BaseRecord])
         do {
-            records = try index.records(folder: folder, paths: paths)
+            records = try index.records.read(folder: folder, paths: paths)
         } catch {
             for p in paths { result.settle(p, .failed("index read failed: \(error)")) }
             return result
@@ -69,7 +69,7 @@ struct Uploader: Sendable {
         let tombstones = changes.values.flatMap { $0.filter { $0.change.deleted && $0.change.kind == .file } }.map(\.change)
             .filter { !arriving.contains($0.contentHash) }
         let deletes: Int
-        do { deletes = try index.countLost(folder: folder, tombstones) } catch { deletes = tombstones.count }
+        do { deletes = try index.base.countLost(folder: folder, tombstones) } catch { deletes = tombstones.count }
         if deletes > 0, await !mayDelete(deletes) {
             for (owner, list) in changes where list.contains(where: \.change.deleted) {
                 changes[owner] = nil
@@ -130,7 +130,7 @@ struct Uploader: Sendable {
                         do {
                             preparation = try preparer.prepare(
                                 path: path, local: records.local[path], base: records.base[path],
-                                liveBelow: { try index.liveBase(folder: folder, under: path) })
+                                liveBelow: { try index.base.live(folder: folder, under: path) })
                         } catch {
                             preparation = .failed("index read failed: \(error)")
                         }

@@ -10,11 +10,15 @@ extension Process {
         return true
     }
 
-    /// Runs `executable` to its end: exit status, stdout and stderr.
-    static func capture(_ executable: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    /// Runs `executable` to its end: exit status, stdout and stderr. `environment`
+    /// replaces the test's own when given.
+    static func capture(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
+        if let environment { p.environment = environment }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err

@@ -11,7 +11,11 @@ final class DaemonProcess: @unchecked Sendable {
     let socketPath: String
     private var process: Process?
 
-    init(dir: String, folderID: String, serverURL: String, credential: String, extraFolderConfig: String = "") throws {
+    /// `extraServerConfig`: more keys of the `[server]` table (e.g. `ca_file`).
+    init(
+        dir: String, folderID: String, serverURL: String, credential: String, extraFolderConfig: String = "",
+        extraServerConfig: String = ""
+    ) throws {
         self.dir = dir
         self.folderID = folderID
         folderPath = dir + "/folder"
@@ -29,6 +33,7 @@ final class DaemonProcess: @unchecked Sendable {
             [server]
             url = "\(serverURL)"
             credential_file = "\(credentialPath)"
+            \(extraServerConfig)
             [[folder]]
             id = "\(folderID)"
             path = "\(folderPath)"
@@ -38,6 +43,9 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     var control: ControlClient { ControlClient(socketPath: socketPath) }
+
+    /// The running process's id (0 when it is not running).
+    var pid: Int32 { process?.processIdentifier ?? 0 }
 
     /// `inotifyWatchLimit` runs the daemon in its own user namespace whose
     /// `max_inotify_watches` is that low: the kernel's real ENOSPC, for this process only.

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
 import SyncClient
@@ -10,19 +11,31 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
     let configPath: String
     private var process: Process?
-    var url: String { "http://127.0.0.1:\(port)" }
+    /// Serving https with these test certificates (nil: plain http).
+    let certificates: TestCertificates?
+    /// A client that trusts the test CA, when serving https.
+    private let http: HTTPClient?
+    var url: String { "\(certificates == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
-    init(dir: String, port: Int? = nil) throws {
+    init(dir: String, port: Int? = nil, tls certificates: TestCertificates? = nil) throws {
         self.dir = dir
         self.port = try port ?? freePort()
+        self.certificates = certificates
+        http = try certificates.map { try RemoteClient.makeHTTPClient(trusting: $0.caFile) }
         configPath = dir + "/sync-server.toml"
+        let tls = certificates.map { "tls_cert = \"\($0.serverCertificate)\"\ntls_key = \"\($0.serverKey)\"" } ?? ""
         try writeFile(configPath, """
             [server]
             listen = "127.0.0.1:\(self.port)"
             data_dir = "\(dir)/data"
+            \(tls)
             [storage]
             retention = "30d"
             """)
+    }
+
+    deinit {
+        do { try http?.syncShutdown() } catch { print("HTTP client shutdown: \(error)") }
     }
 
     /// Runs an admin verb and returns its stdout.
@@ -39,11 +52,14 @@ final class ServerProcess: @unchecked Sendable {
         return try admin(["device", "add", "--name", device, "--folder", folder])
     }
 
-    func start() async throws {
+    /// `environment`: extra variables (e.g. systemd's NOTIFY_SOCKET).
+    func start(environment: [String: String] = [:]) async throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try Binaries.path("sync-server"))
         p.arguments = ["serve", "--config", configPath]
-        p.environment = ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "debug"]) { _, new in new }
+        p.environment = ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "debug"].merging(environment) { _, new in new }) {
+            _, new in new
+        }
         p.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: dir + "/server.log", contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/server.log"))
@@ -56,7 +72,7 @@ final class ServerProcess: @unchecked Sendable {
 
     func healthy() async -> Bool {
         do {
-            let (status, _) = try await RemoteClient.probe(url + "/v1/health")
+            let (status, _) = try await RemoteClient.probe(url + "/v1/health", http: http ?? .shared)
             return status == 200
         } catch {
             return false
@@ -76,7 +92,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// A protocol client for checking what the server holds.
     func client(credential: String) -> RemoteClient {
-        RemoteClient(baseURL: url, credential: credential, logger: Logger(label: "test"))
+        RemoteClient(baseURL: url, credential: credential, http: http ?? RemoteClient.sharedHTTP, logger: Logger(label: "test"))
     }
 }
 

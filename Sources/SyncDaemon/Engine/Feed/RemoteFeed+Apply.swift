@@ -22,14 +22,14 @@ extension RemoteFeed {
             logger.warning("remote change refused", metadata: ["path": "\(path)", "error": "\(message)"])
         }
         do {
-            try index.clearRetries(folder: folder, applied: outcome.applied)
-            try index.holdForRetry(folder: folder, outcome.failed) { attempt in
+            try index.retries.clear(folder: folder, applied: outcome.applied)
+            try index.retries.hold(folder: folder, outcome.failed) { attempt in
                 Self.retryBackoff.delay(afterAttempt: attempt, jitter: Double.random(in: 0..<1))
             }
             for (path, message) in outcome.errors where !retried.contains(path) {
-                try index.showError(folder: folder, path: path, message: message)
+                try index.errors.show(folder: folder, path: path, message: message)
             }
-            retries = try index.retryCount(folder: folder)
+            retries = try index.retries.count(folder: folder)
         } catch {
             // The cursor must not move past entries that are neither applied nor kept.
             logger.error("cannot keep remote entries for a retry", metadata: ["folder": "\(folder)", "error": "\(error)"])
@@ -43,9 +43,9 @@ extension RemoteFeed {
     func retryPeriodically(rootOK: @Sendable () async -> Bool) async {
         while !Task.isCancelled {
             do {
-                retries = try index.retryCount(folder: folder)
+                retries = try index.retries.count(folder: folder)
                 if retries > 0, await !queue.paused, await rootOK() {
-                    let due = try index.dueRetries(folder: folder)
+                    let due = try index.retries.due(folder: folder)
                     if !due.isEmpty { await apply(due) }
                 }
             } catch {

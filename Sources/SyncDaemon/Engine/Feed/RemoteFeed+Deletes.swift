@@ -7,11 +7,11 @@ extension RemoteFeed {
         // What a server-side move leaves behind is not lost either.
         let tombstones = entries.filter { $0.deleted && $0.movedTo == nil }.map(\.path)
         guard !tombstones.isEmpty else { return true }
-        let bases = try index.records(folder: folder, paths: tombstones).base
+        let bases = try index.records.read(folder: folder, paths: tombstones).base
         // Content that arrives at another path in the same page was moved, not lost.
         let arriving = Set(entries.filter { !$0.deleted && $0.kind == .file }.map(\.contentHash))
         let deletes = bases.values.filter { !$0.deleted && !($0.kind == .file && arriving.contains($0.contentHash)) }.count
-        let mustWait = deleteGuard.mustWait(deletes: deletes, liveEntries: try index.liveBaseCount(folder: folder))
+        let mustWait = deleteGuard.mustWait(deletes: deletes, liveEntries: try index.base.liveCount(folder: folder))
         switch deleteHold.judge(deletes: deletes, mustWait: mustWait) {
         case .go:
             return true

@@ -66,7 +66,7 @@ actor RemoteFeed {
                 continue
             }
             do {
-                let cursor = try index.folderState(folder: folder).remoteCursor
+                let cursor = try index.folders.state(folder: folder).remoteCursor
                 let page = try await remote.changes(folder: folder, since: cursor, waitSeconds: 25, limit: Self.pageLimit)
                 feedError = nil
                 failures = 0
@@ -77,7 +77,7 @@ actor RemoteFeed {
                     // At most 15 s: a move row left `running` must not hold the feed for good.
                     let me = await remote.deviceId
                     if page.entries.contains(where: { $0.device == me && ($0.movedFrom != nil || $0.movedTo != nil) }),
-                        try index.hasMoveInFlight(folder: folder)
+                        try index.journal.hasMoveInFlight(folder: folder)
                     {
                         let started = ownMoveWaitStarted ?? ContinuousClock.now
                         ownMoveWaitStarted = started
@@ -99,7 +99,7 @@ actor RemoteFeed {
                         throw unreachable
                     }
                 }
-                if page.cursor != cursor { try index.setRemoteCursor(folder: folder, page.cursor) }
+                if page.cursor != cursor { try index.folders.setRemoteCursor(folder: folder, page.cursor) }
                 catchingUp = page.hasMore
             } catch is CancellationError {
                 return

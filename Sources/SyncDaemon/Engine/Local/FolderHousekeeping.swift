@@ -26,7 +26,7 @@ struct FolderHousekeeping: Sendable {
     /// push the previous version over the newer one, or make a conflict copy of it).
     func recoverInterruptedDownloads() {
         do {
-            let restored = try index.recoverInterruptedDownloads(folder: folder) { path in
+            let restored = try index.records.recoverInterruptedDownloads(folder: folder) { path in
                 guard case .found(let stat) = root.lstat(path) else { return nil }
                 return stat.inode
             }

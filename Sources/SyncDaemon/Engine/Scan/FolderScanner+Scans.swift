@@ -20,7 +20,7 @@ extension FolderScanner {
                 housekeeping.removeStagingFiles(scanned.stagingFiles)
                 stagingCleared = true
             }
-            let baseline = try index.scanBaseline(folder: folder)
+            let baseline = try index.records.scanBaseline(folder: folder)
             if scanned.items.isEmpty && !baseline.liveBase.isEmpty {
                 problems.rootProblem = "folder root \(root) is empty but \(baseline.liveBase.count) synced entries are known; "
                     + "syncing paused, nothing is deleted on the server"

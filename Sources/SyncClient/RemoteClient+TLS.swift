@@ -1,0 +1,45 @@
+import AsyncHTTPClient
+import NIOSSL
+
+extension RemoteClient {
+    /// Timeouts shared by every client of the process (see `sharedHTTP`).
+    static var baseConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(5)
+        configuration.timeout.read = .seconds(90)
+        return configuration
+    }
+
+    /// A client like `sharedHTTP` that trusts, for https, only the certificate
+    /// authorities in the PEM file `caFile` (a private CA, a self-signed server)
+    /// instead of the system's store. TLS 1.2 at least; host names are checked.
+    public static func makeHTTPClient(trusting caFile: String) throws(RemoteError) -> HTTPClient {
+        let roots: [NIOSSLCertificate]
+        do {
+            roots = try NIOSSLCertificate.fromPEMFile(caFile)
+        } catch {
+            throw RemoteError(
+                kind: .permanent, code: "ca_file", message: "cannot read the certificate authorities in \(caFile)",
+                underlying: "\(error)")
+        }
+        guard !roots.isEmpty else {
+            throw RemoteError(kind: .permanent, code: "ca_file", message: "\(caFile) holds no PEM certificate")
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(roots)
+        tls.minimumTLSVersion = .tlsv12
+        var configuration = baseConfiguration
+        configuration.tlsConfiguration = tls
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// A TLS failure (certificate not trusted, wrong host, handshake refused), said as such:
+    /// "server not reachable" would send a person looking for a network problem.
+    static func tlsFailure(_ error: any Error) -> RemoteError? {
+        guard error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError else { return nil }
+        return RemoteError(
+            kind: .transient, code: "tls",
+            message: "the TLS connection to the server failed (is its certificate trusted? see ca_file)",
+            underlying: "\(error)")
+    }
+}

@@ -1,0 +1,76 @@
+import GRDB
+import SyncCore
+
+/// `base`: per path the last state both sides agreed on, with its rev and mode.
+/// Tombstones stay at their revs (a stale feed entry for an old path finds it seen).
+public struct BaseStore: Sendable {
+    let pool: DatabasePool
+    static let table = "base"
+
+    public func record(folder: String, path: String) throws -> BaseRecord? {
+        try pool.read { db in try record(folder: folder, path: path, in: db) }
+    }
+
+    /// Live base entries at `path` or below it (what a vanished directory takes with it).
+    public func live(folder: String, under path: String) throws -> [BaseRecord] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM base WHERE \(IndexSQL.subtree) AND deleted = 0",
+                arguments: IndexSQL.subtree(folder: folder, path)
+            ).map(Self.decode)
+        }
+    }
+
+    func record(folder: String, path: String, in db: Database) throws -> BaseRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path])
+            .map(Self.decode)
+    }
+
+    func records(folder: String, paths: ArraySlice<String>, in db: Database) throws -> [BaseRecord] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM base WHERE folder_id = ? AND path IN (\(IndexSQL.marks(paths.count)))",
+            arguments: StatementArguments([folder] + Array(paths))
+        ).map(Self.decode)
+    }
+
+    /// The rev recorded at `path`, if any (tombstones included).
+    func rev(folder: String, path: String, in db: Database) throws -> Int64? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT rev FROM base WHERE folder_id = ? AND path = ?"), arguments: [folder, path]
+        ).map { try $0.indexValue("rev", table: Self.table, path: path) }
+    }
+
+    func put(folder: String, _ records: [BaseRecord], in db: Database) throws {
+        let put = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO base (folder_id, path, kind, rev, content_hash, deleted, mode) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for b in records {
+            try put.execute(arguments: [folder, b.path, b.kind.rawValue, b.rev, b.contentHash, b.deleted, b.mode.map { Int64($0) }])
+        }
+    }
+
+    func remove(folder: String, path: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path])
+    }
+
+    /// A committed move: whatever was at `to` goes, and the live records at `from` and
+    /// below it become tombstones at their revs (the mover writes the new bases: `MoveRecords`).
+    func moveAway(folder: String, from: String, to: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM base WHERE \(IndexSQL.subtree)", arguments: IndexSQL.subtree(folder: folder, to))
+        try db.execute(
+            sql: "UPDATE base SET deleted = 1 WHERE \(IndexSQL.subtree) AND deleted = 0",
+            arguments: IndexSQL.subtree(folder: folder, from))
+    }
+
+    static func decode(_ row: Row) throws -> BaseRecord {
+        let path: String = try row.indexValue("path", table: table)
+        func value<Value: DatabaseValueConvertible>(_ column: String) throws -> Value {
+            try row.indexValue(column, table: table, path: path)
+        }
+        let mode: Int64? = try value("mode")
+        return BaseRecord(
+            path: path, kind: try IndexValue.kind(value("kind"), table: table, path: path), rev: try value("rev"),
+            contentHash: try value("content_hash"), deleted: try value("deleted"),
+            mode: try mode.map { try IndexValue.mode($0, table: table, path: path) })
+    }
+}

@@ -1,0 +1,31 @@
+import GRDB
+
+/// SQL pieces the index's stores share.
+enum IndexSQL {
+    /// A folder's `path` and everything below it ('0' is the character after '/').
+    static let subtree = "folder_id = ? AND (path = ? OR (path >= ? AND path < ?))"
+
+    static func subtree(folder: String, _ path: String) -> StatementArguments {
+        [folder, path, path + "/", path + "0"]
+    }
+
+    /// `items` in slices small enough for one `IN (…)` each.
+    static func slices<Item>(_ items: [Item], of size: Int = 500) -> [ArraySlice<Item>] {
+        stride(from: 0, to: items.count, by: size).map { items[$0..<min($0 + size, items.count)] }
+    }
+
+    /// `?, ?, …` for an `IN (…)` of `count` values.
+    static func marks(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ",")
+    }
+
+    /// A committed move in a table keyed by (folder_id, path): the rows at `from` and
+    /// below it take the new name; whatever was at `to` and below it goes.
+    static func renameSubtree(table: String, folder: String, from: String, to: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM \(table) WHERE \(subtree)", arguments: subtree(folder: folder, to))
+        // substr/length count characters in both: the prefix is cut exactly.
+        try db.execute(
+            sql: "UPDATE \(table) SET path = ? || substr(path, length(?) + 1) WHERE \(subtree)",
+            arguments: [to, from] + subtree(folder: folder, from))
+    }
+}

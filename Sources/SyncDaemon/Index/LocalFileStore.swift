@@ -1,0 +1,79 @@
+import Foundation
+import GRDB
+import SyncCore
+
+/// `local_files`: what we last saw of each path on disk and what its content hashed to
+/// (echo suppression, the scan's "unchanged, no need to read it", copy sources).
+public struct LocalFileStore: Sendable {
+    let pool: DatabasePool
+    static let table = "local_files"
+
+    public func record(folder: String, path: String) throws -> LocalRecord? {
+        try pool.read { db in try record(folder: folder, path: path, in: db) }
+    }
+
+    /// A local file whose content hashes to `contentHash` (a source to copy instead of downloading).
+    func file(folder: String, contentHash: String) throws -> LocalRecord? {
+        try pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND content_hash = ? AND kind = 'file' LIMIT 1",
+                arguments: [folder, contentHash]
+            ).map(Self.decode)
+        }
+    }
+
+    func record(folder: String, path: String, in db: Database) throws -> LocalRecord? {
+        try Row.fetchOne(
+            db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path = ?", arguments: [folder, path]
+        ).map(Self.decode)
+    }
+
+    /// The records of `paths` (those that have one), by path.
+    func records(folder: String, paths: ArraySlice<String>, in db: Database) throws -> [LocalRecord] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path IN (\(IndexSQL.marks(paths.count)))",
+            arguments: StatementArguments([folder] + Array(paths))
+        ).map(Self.decode)
+    }
+
+    func put(folder: String, _ records: [LocalRecord], in db: Database) throws {
+        let put = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO local_files
+            (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for l in records {
+            try put.execute(arguments: [
+                folder, l.path, l.kind.rawValue, Int64(bitPattern: l.inode), l.size, l.mtimeNs, l.ctimeNs,
+                Int64(l.mode), l.contentHash, l.chunks.joined(separator: ","), l.symlinkTarget,
+            ])
+        }
+    }
+
+    /// Removes the records at `path` and below it (a removed path takes what was below it along).
+    func remove(folder: String, under path: String, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM local_files WHERE \(IndexSQL.subtree)")
+            .execute(arguments: IndexSQL.subtree(folder: folder, path))
+    }
+
+    /// A committed move: the records at `from` and below it take the new name (they
+    /// describe files that moved with it); whatever was at `to` goes.
+    func rename(folder: String, from: String, to: String, in db: Database) throws {
+        try IndexSQL.renameSubtree(table: Self.table, folder: folder, from: from, to: to, in: db)
+    }
+
+    static func decode(_ row: Row) throws -> LocalRecord {
+        let path: String = try row.indexValue("path", table: table)
+        func value<Value: DatabaseValueConvertible>(_ column: String) throws -> Value {
+            try row.indexValue(column, table: table, path: path)
+        }
+        let chunks: String = try value("chunks")
+        return LocalRecord(
+            path: path, kind: try IndexValue.kind(value("kind"), table: table, path: path),
+            inode: UInt64(bitPattern: try value("inode")), size: try value("size"), mtimeNs: try value("mtime_ns"),
+            ctimeNs: try value("ctime_ns"), mode: try IndexValue.mode(value("mode"), table: table, path: path),
+            contentHash: try value("content_hash"),
+            chunks: chunks.isEmpty ? [] : chunks.split(separator: ",").map(String.init),
+            symlinkTarget: try value("symlink_target"))
+    }
+}

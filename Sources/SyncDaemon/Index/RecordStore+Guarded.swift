@@ -1,0 +1,68 @@
+import GRDB
+import SyncCore
+
+/// Writes that hold only over the base they were planned against: the base is read and
+/// the update written in one transaction (a push may have recorded a newer revision of
+/// the path meanwhile; then the caller plans again).
+extension RecordStore {
+    /// Applies `update` only if the base record at `path` is still `expected`; else
+    /// throws `changedMeanwhile`.
+    func apply(folder: String, _ update: IndexUpdate, ifBase expected: BaseRecord?, at path: String) throws {
+        let applied: Bool = try pool.write { db in
+            guard try base.record(folder: folder, path: path, in: db) == expected else { return false }
+            try apply(folder: folder, update, in: db)
+            return true
+        }
+        guard applied else {
+            throw MaterializeError(code: .changedMeanwhile, path: path, message: "its synced state changed while it was written")
+        }
+    }
+
+    /// Applies each update whose path's base record is still its `ifBase`, all in one
+    /// transaction (one fsync for the lot); returns the paths whose update was applied.
+    func apply(folder: String, guarded updates: [GuardedUpdate]) throws -> Set<String> {
+        try pool.write { db in
+            var applied = Set<String>()
+            for item in updates where try base.record(folder: folder, path: item.path, in: db) == item.ifBase {
+                try apply(folder: folder, item.update, in: db)
+                applied.insert(item.path)
+            }
+            return applied
+        }
+    }
+
+    /// Puts back a path's records as they were (nil: none).
+    /// A download intent of the path, if any, is done with too.
+    /// `onlyOver`: put back only if the base is still the one the caller recorded (a push
+    /// may have recorded a newer revision of the path since: that one stays).
+    func restore(
+        folder: String, path: String, local: LocalRecord?, base previous: BaseRecord?, onlyOver recorded: BaseRecord? = nil
+    ) throws {
+        var update = IndexUpdate()
+        if let local { update.locals.append(local) } else { update.removedLocals.append(path) }
+        if let previous { update.bases.append(previous) }
+        update.landed = [path]
+        try pool.write { db in
+            if let recorded, try base.record(folder: folder, path: path, in: db) != recorded {
+                try intents.drop(folder: folder, paths: [path], in: db)
+                return
+            }
+            try apply(folder: folder, update, in: db)
+            if previous == nil { try base.remove(folder: folder, path: path, in: db) }
+        }
+    }
+
+    /// Records what the server did with a resent commit: each base unless the index
+    /// already knows a newer revision of that path (the feed may have brought one
+    /// meanwhile); the commit leaves the outbox in the same transaction.
+    func applyResent(folder: String, _ update: IndexUpdate) throws {
+        try pool.write { db in
+            var newer = update
+            newer.bases = try update.bases.filter { b in
+                guard let rev = try base.rev(folder: folder, path: b.path, in: db) else { return true }
+                return rev < b.rev
+            }
+            try apply(folder: folder, newer, in: db)
+        }
+    }
+}

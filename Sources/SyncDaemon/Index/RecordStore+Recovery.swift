@@ -1,0 +1,22 @@
+import GRDB
+
+extension RecordStore {
+    /// At start: downloads a kill -9 interrupted between recording and renaming. Where
+    /// the staged file is not at its path, the path's records are put back as they were
+    /// (the feed, whose cursor did not move past the entry, brings it again); where it
+    /// is, the download landed. Returns the paths put back.
+    func recoverInterruptedDownloads(folder: String, inodeAt: (String) -> UInt64?) throws -> [String] {
+        var restored: [String] = []
+        for (path, stagedInode) in try intents.staged(folder: folder) {
+            guard inodeAt(path) != stagedInode else {
+                try pool.write { db in try intents.drop(folder: folder, paths: [path], in: db) }
+                continue
+            }
+            guard let intent = try intents.intent(folder: folder, path: path) else { continue }
+            // Drops the intent too.
+            try restore(folder: folder, path: path, local: intent.previousLocal, base: intent.previousBase)
+            restored.append(path)
+        }
+        return restored
+    }
+}

@@ -1,0 +1,53 @@
+import GRDB
+import SyncCore
+
+/// A path's records taken as one: its local file record and its base are read together
+/// (one snapshot), and an `IndexUpdate` — local files and their chunks, bases, download
+/// intents, settled outbox commits — is written in one transaction (one fsync for a
+/// batch). The one place that writes across those tables; the journal's `finish` adds
+/// its own rows to the same transaction through `apply(folder:_:in:)`.
+struct RecordStore: Sendable {
+    let pool: DatabasePool
+    var files: LocalFileStore { LocalFileStore(pool: pool) }
+    var chunks: LocalChunkStore { LocalChunkStore(pool: pool) }
+    var base: BaseStore { BaseStore(pool: pool) }
+    var intents: DownloadIntentStore { DownloadIntentStore(pool: pool) }
+    var outbox: OutboxStore { OutboxStore(pool: pool) }
+
+    /// Local and base records of many paths in few queries, from one snapshot.
+    func read(folder: String, paths: [String]) throws -> (local: [String: LocalRecord], base: [String: BaseRecord]) {
+        var locals: [String: LocalRecord] = [:]
+        var bases: [String: BaseRecord] = [:]
+        try pool.read { db in
+            for slice in IndexSQL.slices(paths) {
+                for r in try files.records(folder: folder, paths: slice, in: db) { locals[r.path] = r }
+                for b in try base.records(folder: folder, paths: slice, in: db) { bases[b.path] = b }
+            }
+        }
+        return (locals, bases)
+    }
+
+    /// Applies index changes outside a push (downloads, adopted revisions) in one transaction.
+    func apply(folder: String, _ update: IndexUpdate) throws {
+        try pool.write { db in try apply(folder: folder, update, in: db) }
+    }
+
+    /// Writes `update` inside the caller's transaction.
+    func apply(folder: String, _ update: IndexUpdate, in db: Database) throws {
+        for move in update.moves {
+            try files.rename(folder: folder, from: move.from, to: move.to, in: db)
+            try chunks.rename(folder: folder, from: move.from, to: move.to, in: db)
+            try base.moveAway(folder: folder, from: move.from, to: move.to, in: db)
+        }
+        try intents.put(folder: folder, update.intents, in: db)
+        if !update.landed.isEmpty { try intents.drop(folder: folder, paths: update.landed, in: db) }
+        if !update.settledCommits.isEmpty { try outbox.drop(folder: folder, ids: update.settledCommits, in: db) }
+        try files.put(folder: folder, update.locals, in: db)
+        try chunks.put(folder: folder, update.locals, in: db)
+        for path in update.removedLocals {
+            try files.remove(folder: folder, under: path, in: db)
+            try chunks.remove(folder: folder, under: path, in: db)
+        }
+        try base.put(folder: folder, update.bases, in: db)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+
+/// How an attempt ends: done (with the index changes it produced, one transaction),
+/// put back with a retry time, given up, parked for approval. The path's error in
+/// `path_errors` is written or cleared in the same transaction.
+extension JournalStore {
+    private var errors: PathErrorStore { PathErrorStore(pool: pool) }
+
+    /// Ends the attempt of `done` paths and applies the index changes it produced
+    /// (base + local records + outbox, `RecordStore.apply`), in one transaction: one fsync
+    /// for the batch. Paths that became dirty meanwhile go back to pending and are returned.
+    public func finish(folder: String, done: [String], update: IndexUpdateBox) throws -> Set<String> {
+        try pool.write { db in
+            try RecordStore(pool: pool).apply(folder: folder, update.value, in: db)
+            // A rerun pushes the path's state as it is then: the move (if any) is done.
+            let rerun = try db.cachedStatement(sql: """
+                UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
+                WHERE folder_id = ? AND path = ? AND dirty = 1 RETURNING path
+                """)
+            let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ? AND dirty = 0")
+            var again = Set<String>()
+            for path in done {
+                // Clean rows end here; dirty ones go back to pending for one more run.
+                try delete.execute(arguments: [folder, path])
+                if try String.fetchOne(rerun, arguments: [folder, path]) != nil { again.insert(path) }
+                try errors.clear(folder: folder, path: path, in: db)
+            }
+            return again
+        }
+    }
+
+    /// Puts a failed attempt back with a retry time, and shows the error.
+    public func reschedule(folder: String, paths: [String], error: String, retryAt: Date) throws {
+        try pool.write { db in
+            let update = try db.cachedStatement(sql: """
+                UPDATE journal SET state = 'pending', dirty = 0, attempts = attempts + 1,
+                next_attempt_at = ?, last_error = ? WHERE folder_id = ? AND path = ?
+                """)
+            for path in paths {
+                try update.execute(arguments: [retryAt.timeIntervalSince1970, error, folder, path])
+                try errors.show(folder: folder, path: path, message: error, retryAt: retryAt, in: db)
+            }
+        }
+    }
+
+    /// Puts claimed ops back, due now, without counting an attempt (they wait for
+    /// a move in the same batch); `forgetMove` ones will push as plain changes.
+    public func release(folder: String, paths: [String], forgetMove: Set<String> = []) throws {
+        try pool.write { db in
+            let update = try db.cachedStatement(sql: """
+                UPDATE journal SET state = 'pending', dirty = 0,
+                    move_from = CASE WHEN ? THEN NULL ELSE move_from END
+                WHERE folder_id = ? AND path = ?
+                """)
+            for path in paths { try update.execute(arguments: [forgetMove.contains(path), folder, path]) }
+        }
+    }
+
+    /// Gives up on paths (permanent error): the error stays visible until the path changes again.
+    public func fail(folder: String, paths: [String], error: String) throws {
+        try pool.write { db in
+            let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ?")
+            for path in paths {
+                try errors.show(folder: folder, path: path, message: error, retryAt: nil, in: db)
+                try delete.execute(arguments: [folder, path])
+            }
+        }
+    }
+
+    /// Parks deletes that wait for `syncctl approve-deletes` (state `held`).
+    public func hold(folder: String, paths: [String]) throws {
+        try pool.write { db in
+            let update = try db.cachedStatement(
+                sql: "UPDATE journal SET state = 'held', dirty = 0 WHERE folder_id = ? AND path = ?")
+            for path in paths { try update.execute(arguments: [folder, path]) }
+        }
+    }
+
+    /// Releases held deletes; returns how many.
+    @discardableResult
+    public func releaseHeld(folder: String) throws -> Int {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE journal SET state = 'pending' WHERE folder_id = ? AND state = 'held'", arguments: [folder])
+            return db.changesCount
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// One daemon per state directory: a second syncd on it exits with a clear message
+/// and touches nothing (the first one's index and journal stay as they were).
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct StateLockTests {
+    @Test func aSecondDaemonOnTheSameStateDirectoryExitsAndTouchesNothing() async throws {
+        let rig = try await Rig.start("state-lock")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try writeFile(d.path("a.txt"), "one\n")
+        try await rig.waitForServerTree(["a.txt": contentHash("one\n")])
+        try await d.waitUntilIdle()
+        let stateDir = d.dir + "/state"
+        let before = try Self.snapshot(stateDir)
+
+        // The same config again (same socket), then a copy that only moves the socket:
+        // both must stop at the state directory's lock.
+        let sameConfig = try Self.runToExit(["--config", d.configPath])
+        let movedSocket = d.dir + "/second.toml"
+        let text = try String(contentsOfFile: d.configPath, encoding: .utf8)
+            .replacingOccurrences(of: d.socketPath, with: d.dir + "/second.sock")
+        try writeFile(movedSocket, text)
+        let otherSocket = try Self.runToExit(["--config", movedSocket])
+
+        for (label, run) in [("same config", sameConfig), ("other socket", otherSocket)] {
+            #expect(run.status == 1, "\(label): exit status \(run.status)")
+            #expect(run.err.contains("already using the state directory \(stateDir)"), "\(label): \(run.err)")
+            #expect(run.err.contains("pid \(d.pid)"), "\(label) names the running daemon: \(run.err)")
+        }
+        #expect(try Self.snapshot(stateDir) == before, "the state directory is as the first daemon left it")
+
+        // The first daemon is undisturbed.
+        try writeFile(d.path("b.txt"), "two\n")
+        try await rig.waitForServerTree(["a.txt": contentHash("one\n"), "b.txt": contentHash("two\n")])
+    }
+
+    /// Every file under the state directory with its size and modification time.
+    static func snapshot(_ dir: String) throws -> [String: [Int]] {
+        var files: [String: [Int]] = [:]
+        guard let walk = FileManager.default.enumerator(atPath: dir) else { throw TestFailure("cannot list \(dir)") }
+        for case let name as String in walk {
+            var st = stat()
+            guard lstat(dir + "/" + name, &st) == 0 else { continue }
+            files[name] = [Int(st.st_size), Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec)]
+        }
+        return files
+    }
+
+    /// Runs syncd until it exits by itself (a deadline, not a hang, if it does not).
+    static func runToExit(_ arguments: [String]) throws -> (status: Int32, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Binaries.path("syncd"))
+        p.arguments = arguments
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(15)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        if p.isRunning {
+            _ = p.end(hard: true)
+            throw TestFailure("the second syncd kept running: it did not stop at the lock")
+        }
+        return (p.terminationStatus, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+}
