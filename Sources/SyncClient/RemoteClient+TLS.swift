@@ -7,6 +7,9 @@ extension RemoteClient {
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(5)
         configuration.timeout.read = .seconds(90)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        configuration.tlsConfiguration = tls
         return configuration
     }
 
@@ -25,11 +28,8 @@ extension RemoteClient {
         guard !roots.isEmpty else {
             throw RemoteError(kind: .permanent, code: "ca_file", message: "\(caFile) holds no PEM certificate")
         }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(roots)
-        tls.minimumTLSVersion = .tlsv12
         var configuration = baseConfiguration
-        configuration.tlsConfiguration = tls
+        configuration.tlsConfiguration?.trustRoots = .certificates(roots)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 

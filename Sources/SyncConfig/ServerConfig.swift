@@ -55,17 +55,18 @@ public struct ServerConfig: Sendable, Equatable {
     /// Reads, parses and validates a sync-server config file. `data_dir` need not exist.
     public static func load(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-        isRoot: Bool = getuid() == 0
+        systemService: Bool? = nil
     ) throws(ConfigError) -> ServerConfig {
         let text = try TOMLReader.readFile(path)
-        return try parse(toml: text, file: path, environment: environment, isRoot: isRoot)
+        let service = systemService ?? StandardPaths.isSystemService(configFile: path, uid: getuid())
+        return try parse(toml: text, file: path, environment: environment, systemService: service)
     }
 
     /// Parses and validates config text; `file` names it in errors and anchors relative paths.
-    /// `isRoot` picks the default `data_dir` (see `StandardPaths.serverDataDir`).
+    /// `systemService` picks the default `data_dir` (see `StandardPaths.serverDataDir`).
     public static func parse(
         toml: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-        isRoot: Bool = false
+        systemService: Bool = false
     ) throws(ConfigError) -> ServerConfig {
         let root = try TOMLReader.document(toml, file: file, known: rootKeys)
         let server = try root.section("server", known: serverKeys)
@@ -79,7 +80,7 @@ public struct ServerConfig: Sendable, Equatable {
         if let raw = try server.string("data_dir", expected: "a path string") {
             dataDir = try server.expandPath("data_dir", raw, environment: environment, base: base)
         } else {
-            let fallback = StandardPaths.serverDataDir(environment: environment, isRoot: isRoot)
+            let fallback = StandardPaths.serverDataDir(environment: environment, systemService: systemService)
             do {
                 dataDir = try PathExpansion.expand(fallback, environment: environment, relativeTo: base)
             } catch {

@@ -29,11 +29,17 @@ public enum StandardPaths {
     }
 
     /// The data directory when the config names none: systemd's `$STATE_DIRECTORY`; else
-    /// `/var/lib/sync-server` for root (a system service); else
-    /// `~/.local/share/sync-server` (a user trying it out).
-    public static func serverDataDir(environment: [String: String], isRoot: Bool) -> String {
+    /// `/var/lib/sync-server` for a system service (run by root, or reading its config
+    /// from `/etc`: so `sudo -u sync-server sync-server device add …` finds the service's
+    /// data); else `~/.local/share/sync-server` (a user trying it out).
+    public static func serverDataDir(environment: [String: String], systemService: Bool) -> String {
         if let dir = firstAbsolute(environment["STATE_DIRECTORY"]) { return dir }
-        return isRoot ? "/var/lib/sync-server" : ServerConfig.defaultDataDir
+        return systemService ? "/var/lib/sync-server" : ServerConfig.defaultDataDir
+    }
+
+    /// Whether a server started with config `file` by user `uid` is the system service.
+    public static func isSystemService(configFile file: String, uid: UInt32) -> Bool {
+        uid == 0 || file.hasPrefix("/etc/")
     }
 
     private static func base(_ variable: String, fallback: String, _ environment: [String: String]) -> String {

@@ -14,8 +14,12 @@ struct ServerApplication {
             try JSONResponse.make(["status": "ok"])
         }
         let readiness = ReadinessCheck(metadata: server.metadata, packsDir: server.chunks.packsDir)
+        let logger = server.logger
         router.get("/v1/ready") { _, _ in
-            if let problem = await readiness.problem() { throw APIError.notReady(problem) }
+            if let problem = await readiness.problem() {
+                logger.error("not ready: \(problem)")
+                throw APIError.notReady(ReadinessCheck.publicMessage(for: problem))
+            }
             return try JSONResponse.make(["status": "ready"])
         }
         AuthRoutes(metadata: server.metadata, tokens: server.tokens, tokenLifetime: server.settings.tokenLifetime)

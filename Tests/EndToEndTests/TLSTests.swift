@@ -47,4 +47,24 @@ struct TLSTests {
         #expect(try await client.tree(folder: "docs")["b.txt"] == nil, "\(last)")
         #expect(refusing.log.contains("certificate"), "the log keeps the cause")
     }
+
+    /// A key that does not belong to the certificate stops the start, naming both files.
+    @Test func aMismatchedKeyStopsTheServerWithAMessage() async throws {
+        let tmp = try TemporaryDirectory("tls-mismatch")
+        defer { tmp.remove() }
+        let one = try TestCertificates(dir: try tmp.sub("one"))
+        let other = try TestCertificates(dir: try tmp.sub("other"))
+        let config = tmp.path + "/server.toml"
+        try writeFile(config, """
+            [server]
+            listen = "127.0.0.1:0"
+            data_dir = "\(tmp.path)/data"
+            tls_cert = "\(one.serverCertificate)"
+            tls_key = "\(other.serverKey)"
+            """)
+        let run = try Process.runToExit(try Binaries.path("sync-server"), ["serve", "--config", config])
+        #expect(run.status != 0)
+        #expect(run.err.contains(one.serverCertificate) && run.err.contains(other.serverKey), "\(run.err)")
+        #expect(run.err.contains("belong together"), "\(run.err)")
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 @Suite struct ServerConfigTests {
     @Test func exampleFileParses() throws {
         let path = exampleConfig("sync-server.toml")
-        let config = try ServerConfig.load(path: path, environment: testEnv, isRoot: false)
+        let config = try ServerConfig.load(path: path, environment: testEnv, systemService: false)
         #expect(config == ServerConfig(file: path, host: "127.0.0.1", port: 8417,
                                        dataDir: "/home/ann/.local/share/sync-server",
                                        metadata: "sqlite", blobs: "filesystem", retention: .seconds(30 * 86_400)))

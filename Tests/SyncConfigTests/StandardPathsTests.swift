@@ -29,15 +29,21 @@ import Testing
     @Test func serverPathsSuitASystemService() {
         #expect(StandardPaths.serverConfig(environment: [:]) == "/etc/sync-server/sync-server.toml")
         #expect(StandardPaths.serverConfig(environment: ["CONFIGURATION_DIRECTORY": "/etc/x:/etc/y"]) == "/etc/x/sync-server.toml")
-        #expect(StandardPaths.serverDataDir(environment: [:], isRoot: true) == "/var/lib/sync-server")
-        #expect(StandardPaths.serverDataDir(environment: [:], isRoot: false) == "~/.local/share/sync-server")
-        #expect(StandardPaths.serverDataDir(environment: ["STATE_DIRECTORY": "/var/lib/s"], isRoot: false) == "/var/lib/s")
+        #expect(StandardPaths.serverDataDir(environment: [:], systemService: true) == "/var/lib/sync-server")
+        #expect(StandardPaths.serverDataDir(environment: [:], systemService: false) == "~/.local/share/sync-server")
+        #expect(StandardPaths.serverDataDir(environment: ["STATE_DIRECTORY": "/var/lib/s"], systemService: false) == "/var/lib/s")
+    }
+
+    @Test func theSystemConfigMeansTheSystemService() {
+        #expect(StandardPaths.isSystemService(configFile: "/etc/sync-server/sync-server.toml", uid: 998))
+        #expect(StandardPaths.isSystemService(configFile: "/home/ann/s.toml", uid: 0))
+        #expect(!StandardPaths.isSystemService(configFile: "/home/ann/s.toml", uid: 1000))
     }
 
     @Test func theServerConfigsDefaultDataDirDependsOnWhoRunsIt() throws {
         let env = ["HOME": "/home/ann"]
-        #expect(try ServerConfig.parse(toml: "", file: serverFile, environment: env, isRoot: true).dataDir == "/var/lib/sync-server")
-        #expect(try ServerConfig.parse(toml: "", file: serverFile, environment: env, isRoot: false).dataDir
+        #expect(try ServerConfig.parse(toml: "", file: serverFile, environment: env, systemService: true).dataDir == "/var/lib/sync-server")
+        #expect(try ServerConfig.parse(toml: "", file: serverFile, environment: env, systemService: false).dataDir
             == "/home/ann/.local/share/sync-server")
     }
 }

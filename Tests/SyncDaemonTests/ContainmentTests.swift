@@ -51,7 +51,7 @@ struct ContainmentTests {
     static func write(_ entry: WireEntry, bytes: [UInt8], with materializer: Materializer, expected: FileStat? = nil)
         async throws -> FileStat
     {
-        try await materializer.writeFile(
+        try await FileAssembler(materializer: materializer).writeFile(
             entry, expected: expected, copySource: nil, localChunks: nil, fetch: { _ in bytes }, progress: { _ in },
             beforeRename: { _ in }
         ).stat

@@ -31,6 +31,23 @@ public enum Daemon {
         } catch {
             throw DaemonError(.caFile, error.message, path: config.server.caFile, underlying: error)
         }
+        // A client of our own (ca_file) is shut down on every way out (it must be).
+        do {
+            try await serve(config: config, index: index, credential: credential, http: http, logger: logger)
+        } catch {
+            if http !== RemoteClient.sharedHTTP {
+                do { try await http.shutdown() } catch { logger.debug("HTTP client shutdown", metadata: ["error": "\(error)"]) }
+            }
+            throw error
+        }
+        if http !== RemoteClient.sharedHTTP { try await http.shutdown() }
+        logger.info("syncd stopped")
+    }
+
+    /// Authenticates, starts the folders and the control socket, and runs until SIGTERM/SIGINT.
+    static func serve(
+        config: DaemonConfig, index: IndexStore, credential: String, http: HTTPClient, logger: Logger
+    ) async throws {
         let remote = RemoteClient(baseURL: config.server.url, credential: credential, http: http, logger: logger)
         do {
             try await remote.authenticate()
@@ -55,7 +72,6 @@ public enum Daemon {
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         logger.info("syncd started", metadata: ["version": "\(version)", "folders": "\(engines.count)"])
         try await group.run()
-        logger.info("syncd stopped")
     }
 
     static func makeEngine(

@@ -21,10 +21,10 @@ extension RemoteApplier {
         }
         let moved = try materializer.move(tombstone.path, to: entry.path, expected: oldStat, mode: entry.mode, mtimeNs: entry.mtimeNs)
         var update = IndexUpdate()
-        update.bases.append(Self.base(tombstone))
-        update.bases.append(Self.base(entry))
+        update.bases.append(tombstone.baseRecord)
+        update.bases.append(entry.baseRecord)
         update.removedLocals.append(tombstone.path)
-        update.locals.append(Self.local(entry, stat: moved))
+        update.locals.append(entry.localRecord(stat: moved))
         try index.records.apply(folder: folder, update)
         return true
     }
@@ -36,7 +36,7 @@ extension RemoteApplier {
         stamp: String, into outcome: inout Outcome
     ) throws {
         var update = IndexUpdate()
-        update.bases.append(Self.base(entry))
+        update.bases.append(entry.baseRecord)
         update.removedLocals.append(entry.path)
         // Record first: the events our own removal causes must not be pushed back.
         try index.records.apply(folder: folder, update, ifBase: before.base, at: entry.path)
@@ -48,7 +48,7 @@ extension RemoteApplier {
                 // Written since it was planned: put the records back and plan again (an edit
                 // beats the delete).
                 try index.records.restore(
-                    folder: folder, path: entry.path, local: before.local, base: before.base, onlyOver: Self.base(entry))
+                    folder: folder, path: entry.path, local: before.local, base: before.base, onlyOver: entry.baseRecord)
                 throw error
             }
             guard error.code == .notEmpty else { throw error }
@@ -66,6 +66,6 @@ extension RemoteApplier {
         outcome.conflicts += 1
         try index.conflicts.record(
             folder: folder, path: copy, remoteRev: entry.rev, localHash: localHash, remoteHash: entry.contentHash)
-        try await materialize(entry, expected: nil, plannedBase: try index.base.record(folder: folder, path: entry.path))
+        try await EntryDownload(applier: self).apply(entry, expected: nil, plannedBase: try index.base.record(folder: folder, path: entry.path))
     }
 }

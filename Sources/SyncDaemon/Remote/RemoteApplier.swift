@@ -17,6 +17,8 @@ struct RemoteApplier: Sendable {
     var fetchConcurrency = 4
     /// Downloads being renamed into place whose events the engine drops.
     let echoes = DownloadEchoes()
+    /// Writes a file's bytes (beside its target, then renamed into place).
+    var assembler: FileAssembler { FileAssembler(materializer: materializer) }
 
     struct Outcome: Sendable {
         /// Local paths to push (conflict copies, local edits that beat remote deletes).
@@ -87,18 +89,18 @@ struct RemoteApplier: Sendable {
         var batch: [WireEntry] = []
         var batchBytes: Int64 = 0
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
-            if Self.batchable(entry, moves: moves) {
+            if BatchDownload.batchable(entry, moves: moves) {
                 batch.append(entry)
                 batchBytes += entry.size
-                if batch.count >= Self.batchMaxFiles || batchBytes >= Self.batchMaxBytes {
-                    await applyBatch(batch, device: device, stamp: stamp, into: &outcome)
+                if batch.count >= BatchDownload.batchMaxFiles || batchBytes >= BatchDownload.batchMaxBytes {
+                    await BatchDownload(applier: self).apply(batch, device: device, stamp: stamp, into: &outcome)
                     batch.removeAll()
                     batchBytes = 0
                 }
                 continue
             }
             if !batch.isEmpty {
-                await applyBatch(batch, device: device, stamp: stamp, into: &outcome)
+                await BatchDownload(applier: self).apply(batch, device: device, stamp: stamp, into: &outcome)
                 batch.removeAll()
                 batchBytes = 0
             }
@@ -109,7 +111,7 @@ struct RemoteApplier: Sendable {
             if !entry.deleted, let old = moves[entry.path] {
                 // A server-side move's tombstone may come in a later page: stand in for it
                 // with one at the arrival's rev (the real one, later, then finds it done).
-                let tombstone = tombstones[old] ?? Self.departure(of: entry, from: old)
+                let tombstone = tombstones[old] ?? entry.departure(from: old)
                 do {
                     if try renameLocal(from: tombstone, to: entry) {
                         renamedAway.insert(old)
@@ -122,7 +124,7 @@ struct RemoteApplier: Sendable {
             }
             await applyOne(entry, device: device, stamp: stamp, into: &outcome)
         }
-        if !batch.isEmpty { await applyBatch(batch, device: device, stamp: stamp, into: &outcome) }
+        if !batch.isEmpty { await BatchDownload(applier: self).apply(batch, device: device, stamp: stamp, into: &outcome) }
         return outcome
     }
 
@@ -206,20 +208,20 @@ struct RemoteApplier: Sendable {
             return
         case .adopt:
             var update = IndexUpdate()
-            update.bases.append(Self.base(entry))
-            if let stat, !entry.deleted { update.locals.append(Self.local(entry, stat: stat)) }
+            update.bases.append(entry.baseRecord)
+            if let stat, !entry.deleted { update.locals.append(entry.localRecord(stat: stat)) }
             if entry.deleted { update.removedLocals.append(path) }
             // Only over the base it was planned against: a push may have recorded a newer
             // revision of this path meanwhile, which a stale entry must not replace.
             try index.records.apply(folder: folder, update, ifBase: base, at: path)
         case .download:
             let room = try materializer.makeRoom(at: path, for: entry.kind, expected: stat, stamp: stamp)
-            try await materialize(entry, expected: room, plannedBase: base)
+            try await EntryDownload(applier: self).apply(entry, expected: room, plannedBase: base)
         case .setMode:
             guard let stat else { throw MaterializeError(code: .changedMeanwhile, path: path, message: "gone meanwhile") }
             var update = IndexUpdate()
-            update.bases.append(Self.base(entry))
-            update.locals.append(Self.local(entry, stat: try materializer.setMode(path, mode: entry.mode, expected: stat)))
+            update.bases.append(entry.baseRecord)
+            update.locals.append(entry.localRecord(stat: try materializer.setMode(path, mode: entry.mode, expected: stat)))
             try index.records.apply(folder: folder, update, ifBase: base, at: path)
         case .deleteLocal:
             try deleteLocal(
@@ -228,30 +230,11 @@ struct RemoteApplier: Sendable {
         case .keepLocalEdit:
             // Commit the local version on top of the tombstone.
             var update = IndexUpdate()
-            update.bases.append(Self.base(entry))
+            update.bases.append(entry.baseRecord)
             try index.records.apply(folder: folder, update, ifBase: base, at: path)
             outcome.pushes.append(path)
         case .conflict:
             try await resolveConflict(entry, localHash: view.contentHash ?? "", device: device, into: &outcome)
         }
-    }
-
-    static func departure(of entry: WireEntry, from old: String) -> WireEntry {
-        WireEntry(
-            path: old, kind: entry.kind, size: 0, mtimeNs: 0, mode: entry.mode, chunks: [], contentHash: entry.contentHash,
-            deleted: true, rev: entry.rev, device: entry.device, movedTo: entry.path)
-    }
-
-    static func base(_ entry: WireEntry) -> BaseRecord {
-        BaseRecord(
-            path: entry.path, kind: entry.kind, rev: entry.rev, contentHash: entry.contentHash, deleted: entry.deleted,
-            mode: BaseRecord.mode(kind: entry.kind, mode: entry.mode, deleted: entry.deleted))
-    }
-
-    static func local(_ entry: WireEntry, stat: FileStat) -> LocalRecord {
-        LocalRecord(
-            path: entry.path, kind: entry.kind, inode: stat.inode, size: stat.size, mtimeNs: stat.mtimeNs,
-            ctimeNs: stat.ctimeNs, mode: stat.mode, contentHash: entry.contentHash, chunks: entry.chunks,
-            symlinkTarget: entry.symlinkTarget)
     }
 }

@@ -13,11 +13,8 @@ public actor TransferQueue {
     let logger: Logger
     let backoff = Backoff()
     let batchLimit = 2_000
-    let deleteGuard: DeleteGuard
-    /// Deletes committed recently: a wave is judged over this window, not per batch.
-    var recentDeletes: [(at: Date, count: Int)] = []
-    var deletesApprovedUntil = Date.distantPast
-    static let deleteWindow: TimeInterval = 60
+    /// Local deletes of the last minute, judged as one wave.
+    var deleteWave: DeleteWave
 
     var waiting: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
     var waitingNextRun: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
@@ -43,7 +40,7 @@ public actor TransferQueue {
 
     init(folder: String, index: IndexStore, uploader: Uploader, deleteGuard: DeleteGuard, logger: Logger) {
         self.folder = folder
-        self.deleteGuard = deleteGuard
+        self.deleteWave = DeleteWave(deleteGuard: deleteGuard)
         self.index = index
         self.uploader = uploader
         self.logger = logger
@@ -128,22 +125,18 @@ public actor TransferQueue {
 
     /// The delete-wave guard for local deletes.
     func mayDelete(_ count: Int) -> Bool {
-        let now = Date()
-        recentDeletes.removeAll { now.timeIntervalSince($0.at) > Self.deleteWindow }
-        let recent = recentDeletes.reduce(0) { $0 + $1.count }
-        if now > deletesApprovedUntil {
-            let live: Int
-            do { live = try index.base.liveCount(folder: folder) } catch { return false }
-            // Judge the wave against the folder as it was when the wave began.
-            if deleteGuard.mustWait(deletes: recent + count, liveEntries: live + recent) { return false }
+        let index = self.index, folder = self.folder, logger = self.logger
+        return deleteWave.admit(count, now: Date()) {
+            do { return try index.base.liveCount(folder: folder) } catch {
+                logger.error("cannot count the folder's entries; deletes wait", metadata: ["error": "\(error)"])
+                return nil
+            }
         }
-        recentDeletes.append((now, count))
-        return true
     }
 
     /// `syncctl approve-deletes`: held deletes go ahead (and the rest of this wave).
     public func approveDeletes() throws -> Int {
-        deletesApprovedUntil = Date().addingTimeInterval(Self.deleteWindow)
+        deleteWave.approve(now: Date())
         let released = try index.journal.releaseHeld(folder: folder)
         wake?.yield()
         return released

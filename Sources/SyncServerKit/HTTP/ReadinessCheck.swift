@@ -7,7 +7,8 @@ struct ReadinessCheck: Sendable {
     let metadata: MetadataStore
     let packsDir: String
 
-    /// Nil when ready; else what is wrong, for a person (and the 503's message).
+    /// Nil when ready; else what is wrong, for the operator's log (the unauthenticated 503
+    /// names only the store, see `publicMessage`).
     func problem() async -> String? {
         do {
             try await metadata.ping()
@@ -23,5 +24,10 @@ struct ReadinessCheck: Sendable {
             return "the chunk store \(packsDir) is not writable: \(String(cString: strerror(errno)))"
         }
         return nil
+    }
+
+    /// What the 503 says: which store, without paths or error text.
+    static func publicMessage(for problem: String) -> String {
+        problem.contains("metadata") ? "the metadata database does not answer" : "the chunk store is not usable"
     }
 }

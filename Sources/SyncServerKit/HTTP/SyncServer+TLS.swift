@@ -31,6 +31,9 @@ extension SyncServer {
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         do {
+            // Built here once so that a key that does not belong to the certificate stops the
+            // start with this message (HummingbirdTLS would build it only when serving).
+            _ = try NIOSSLContext(configuration: configuration)
             return try .tls(http1, tlsConfiguration: configuration)
         } catch {
             throw APIError.internalError(

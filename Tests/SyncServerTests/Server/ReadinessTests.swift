@@ -18,7 +18,8 @@ import Testing
                 try FileManager.default.moveItem(atPath: packs, toPath: packs + ".away")
                 let gone = try await client.execute(uri: "/v1/ready", method: .get)
                 #expect(gone.status == .serviceUnavailable)
-                #expect(String(buffer: gone.body).contains("not_ready") && String(buffer: gone.body).contains(packs))
+                #expect(String(buffer: gone.body).contains("not_ready") && String(buffer: gone.body).contains("chunk store"))
+                #expect(!String(buffer: gone.body).contains(packs), "no paths in an unauthenticated answer")
                 let health = try await client.execute(uri: "/v1/health", method: .get)
                 #expect(health.status == .ok, "the process itself still answers")
 

@@ -6,7 +6,17 @@ import SyncCore
 /// requests, they are staged, made durable with one `syncfs`, recorded in one
 /// transaction, renamed into place and recorded as landed in one more. One file at a
 /// time paid a request, an fsync and three index commits each (decision 0010).
-extension RemoteApplier {
+struct BatchDownload: Sendable {
+    let applier: RemoteApplier
+    typealias Outcome = RemoteApplier.Outcome
+
+    var folder: String { applier.folder }
+    var index: IndexStore { applier.index }
+    var materializer: Materializer { applier.materializer }
+    var assembler: FileAssembler { applier.assembler }
+    var progress: TransferProgress { applier.progress }
+    var echoes: DownloadEchoes { applier.echoes }
+
     /// A file of at most this size may be downloaded in a batch.
     static let batchFileLimit: Int64 = 1 << 20
     /// A batch holds at most this many files (each keeps its directory open until placed)…
@@ -24,11 +34,11 @@ extension RemoteApplier {
     /// place go the batch way; every other one, and any the batch could not finish (its
     /// place taken meanwhile, a chunk the server lacks, a write that failed), goes the
     /// one-by-one way, which plans it again and reports what goes wrong.
-    func applyBatch(_ group: [WireEntry], device: String, stamp: String, into outcome: inout Outcome) async {
+    func apply(_ group: [WireEntry], device: String, stamp: String, into outcome: inout Outcome) async {
         var single: [WireEntry] = []
         let fresh = planFresh(group, others: &single)
         if !fresh.isEmpty { await download(fresh, others: &single, into: &outcome) }
-        for entry in single { await applyOne(entry, device: device, stamp: stamp, into: &outcome) }
+        for entry in single { await applier.applyOne(entry, device: device, stamp: stamp, into: &outcome) }
     }
 
     /// The entries of `group` that plan as a download into an empty place, with the base
@@ -62,7 +72,7 @@ extension RemoteApplier {
         _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], others: inout [WireEntry],
         into outcome: inout Outcome
     ) async {
-        let fetched = await ChunkFetcher(remote: remote, folder: folder, maxConcurrent: fetchConcurrency)
+        let fetched = await ChunkFetcher(remote: applier.remote, folder: folder, maxConcurrent: applier.fetchConcurrency)
             .fetch(fresh.flatMap(\.entry.chunks))
         for item in fresh { await progress.begin(path: item.entry.path, direction: "download", total: item.entry.size) }
         await stageAndPlace(fresh, fetched: fetched, others: &others, into: &outcome)
@@ -86,7 +96,7 @@ extension RemoteApplier {
                 continue
             }
             do {
-                staged.append((try materializer.stage(item.entry, chunks: fetched.chunks), item.base, item.local))
+                staged.append((try assembler.stage(item.entry, chunks: fetched.chunks), item.base, item.local))
                 await progress.advance(path: item.entry.path, by: item.entry.size)
             } catch {
                 others.append(item.entry)
@@ -96,16 +106,16 @@ extension RemoteApplier {
         let placed = place(staged, others: &others, into: &outcome)
         guard !placed.isEmpty else { return }
         var late = IndexUpdate()
-        for (entry, stat) in placed { late.locals.append(Self.local(entry, stat: stat)) }
+        for (entry, stat) in placed { late.locals.append(entry.localRecord(stat: stat)) }
         late.landed = placed.map(\.entry.path)
         do {
             try index.records.apply(folder: folder, late)
             for (entry, _) in placed { outcome.applied.append((entry.path, entry.rev)) }
-            logger.debug("downloaded a batch of small files", metadata: ["files": "\(placed.count)"])
+            applier.logger.debug("downloaded a batch of small files", metadata: ["files": "\(placed.count)"])
         } catch {
             // In place and recorded, only not marked as landed: the next start finds them landed.
             for (entry, _) in placed {
-                let message = Self.describe(error)
+                let message = RemoteApplier.describe(error)
                 outcome.errors.append((entry.path, message))
                 outcome.failed.append((entry, message))
             }
@@ -121,8 +131,8 @@ extension RemoteApplier {
         var updates: [GuardedUpdate] = []
         for (file, base, local) in staged {
             var update = IndexUpdate()
-            update.bases.append(Self.base(file.entry))
-            update.locals.append(Self.local(file.entry, stat: file.stat))
+            update.bases.append(file.entry.baseRecord)
+            update.locals.append(file.entry.localRecord(stat: file.stat))
             update.intents = [
                 DownloadIntent(path: file.entry.path, stagedInode: file.stat.inode, previousLocal: local, previousBase: base)
             ]
@@ -130,10 +140,10 @@ extension RemoteApplier {
         }
         let recorded: Set<String>
         do {
-            try materializer.syncFileSystem()
+            try assembler.syncFileSystem()
             recorded = try index.records.apply(folder: folder, guarded: updates)
         } catch {
-            for (file, _, _) in staged { materializer.discard(file) }
+            for (file, _, _) in staged { assembler.discard(file) }
             others.append(contentsOf: staged.map(\.file.entry))
             return []
         }
@@ -147,21 +157,21 @@ extension RemoteApplier {
         for (file, base, local) in staged {
             guard recorded.contains(file.entry.path) else {
                 // A push recorded a newer revision of the path meanwhile: plan it again.
-                materializer.discard(file)
+                assembler.discard(file)
                 others.append(file.entry)
                 continue
             }
             do {
                 if dropEchoes { echoes.expect(file.entry.path, stat: file.stat) }
-                placed.append((file.entry, try materializer.place(file)))
+                placed.append((file.entry, try assembler.place(file)))
             } catch {
                 echoes.forget(file.entry.path)
-                materializer.discard(file)
+                assembler.discard(file)
                 do {
-                    try index.records.restore(folder: folder, path: file.entry.path, local: local, base: base, onlyOver: Self.base(file.entry))
+                    try index.records.restore(folder: folder, path: file.entry.path, local: local, base: base, onlyOver: file.entry.baseRecord)
                     others.append(file.entry)
                 } catch {
-                    let message = Self.describe(error)
+                    let message = RemoteApplier.describe(error)
                     outcome.errors.append((file.entry.path, message))
                     outcome.failed.append((file.entry, message))
                 }

@@ -3,7 +3,14 @@ import Foundation
 import Glibc
 import SyncCore
 
-extension Materializer {
+/// Puts a remote file's bytes on disk: assembled in a staging file beside its target
+/// (copied from a local file with the same content, taken from local chunks, or fetched),
+/// verified, fsynced, and renamed into place only if the target is still what was planned
+/// against. Paths are resolved through the `Materializer` (beneath the root, no symlink
+/// followed).
+struct FileAssembler: Sendable {
+    let materializer: Materializer
+
     /// Assembles `entry` in a staging file (copying from `copySource` when a
     /// local file already has this content, else taking each chunk from
     /// `localChunks` or fetching it), verifies it, fsyncs, applies mode and
@@ -69,17 +76,17 @@ extension Materializer {
                     guard let bytes, checked || Hashing.sha256Hex(bytes) == hash else {
                         throw MaterializeError(code: .hashMismatch, path: path, message: "chunk \(hash.prefix(12)) does not match its hash")
                     }
-                    try writeOrSkip(fd, bytes, path: path)
+                    try materializer.writeOrSkip(fd, bytes, path: path)
                     await progress(Int64(bytes.count))
                 }
             }
             // A file that ends in a hole: its size comes from the entry, not from a write.
             guard ftruncate(fd, off_t(entry.size)) == 0 else { throw MaterializeError.io("set size", path) }
         }
-        guard fchmod(fd, Self.safeMode(entry.mode, fallback: 0o644)) == 0 else {
+        guard fchmod(fd, Materializer.safeMode(entry.mode, fallback: 0o644)) == 0 else {
             throw MaterializeError.io("chmod", path)
         }
-        var times = Self.times(mtimeNs: entry.mtimeNs)
+        var times = Materializer.times(mtimeNs: entry.mtimeNs)
         guard futimens(fd, &times) == 0 else { throw MaterializeError.io("set mtime", path) }
         guard fsync(fd) == 0 else { throw MaterializeError.io("fsync", path) }
         guard let staged = FileStat.fstat(fd), staged.size == entry.size else {
@@ -89,7 +96,7 @@ extension Materializer {
         // rename: a write by the user during the record is seen, not replaced (the caller
         // puts the records back and plans again).
         try beforeRename(staged)
-        try checkUnchanged(target, expected: expected)
+        try materializer.checkUnchanged(target, expected: expected)
         // Into an empty place only when that is what was planned: a file the user made
         // there meanwhile is not replaced (plan again).
         guard (expected == nil ? staging.renameNoReplace(to: target) : staging.rename(to: target)) == 0 else {
@@ -110,54 +117,21 @@ extension Materializer {
     private func copy(from source: String, to fd: Int32, expecting entry: WireEntry) -> Bool {
         let src: Int32
         do {
-            src = try folder.open(source, flags: O_RDONLY)
+            src = try materializer.folder.open(source, flags: O_RDONLY)
         } catch {
             return false  // gone, or not reachable without a symlink: the chunks are fetched instead
         }
         defer { close(src) }
-        do { try copyBytes(from: src, to: fd, path: source) } catch { return false }
+        do { try materializer.copyBytes(from: src, to: fd, path: source) } catch { return false }
         // Verify what landed in the staging file before trusting it.
         guard lseek(fd, 0, SEEK_SET) == 0 else { return false }
         let check = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC)
         guard check >= 0 else { return false }
         defer { close(check) }
         do {
-            return try chunker.chunk(fd: check, path: source).contentHash == entry.contentHash
+            return try materializer.chunker.chunk(fd: check, path: source).contentHash == entry.contentHash
         } catch {
             return false
-        }
-    }
-
-    /// Everything `input` holds, appended to `output`.
-    func copyBytes(from input: Int32, to output: Int32, path: String) throws(MaterializeError) {
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw .io("read", path) }
-            if n == 0 { return }
-            try writeAll(output, Array(buffer[0..<n]), path: path)
-        }
-    }
-
-    /// A chunk of zeros (4 KiB or more) is skipped over, not written: the file gets a
-    /// hole there, so a sparse file arrives sparse (any run of zeros that fills a chunk
-    /// takes no disk space; the bytes read back are the same).
-    func writeOrSkip(_ fd: Int32, _ bytes: [UInt8], path: String) throws(MaterializeError) {
-        let zeros = bytes.count >= 4096 && bytes.withUnsafeBytes { raw in
-            raw.allSatisfy { $0 == 0 }
-        }
-        guard zeros else { return try writeAll(fd, bytes, path: path) }
-        guard lseek(fd, off_t(bytes.count), SEEK_CUR) >= 0 else { throw .io("seek", path) }
-    }
-
-    func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(MaterializeError) {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw .io("write", path) }
-            done += n
         }
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 import SyncCore
 
 /// A downloaded file written to a staging file next to its target: complete, with its
-/// mode and mtime, but not yet durable nor in place (see `Materializer.stage`).
+/// mode and mtime, but not yet durable nor in place (see `FileAssembler.stage`).
 struct StagedFile: Sendable {
     let entry: WireEntry
     let target: Located
@@ -12,7 +12,7 @@ struct StagedFile: Sendable {
     let stat: FileStat
 }
 
-extension Materializer {
+extension FileAssembler {
     /// Writes `entry` from `chunks` (already checked against their hashes) into a staging
     /// file beside its target, with the entry's size, mode and mtime, without fsync: a
     /// batch of them is made durable with one `syncFileSystem()` before any is recorded
@@ -29,11 +29,11 @@ extension Materializer {
             guard let bytes = chunks[hash] else {
                 throw MaterializeError(code: .io, path: path, message: "chunk \(hash.prefix(12)) was not fetched")
             }
-            try writeOrSkip(fd, bytes, path: path)
+            try materializer.writeOrSkip(fd, bytes, path: path)
         }
         guard ftruncate(fd, off_t(entry.size)) == 0 else { throw MaterializeError.io("set size", path) }
-        guard fchmod(fd, Self.safeMode(entry.mode, fallback: 0o644)) == 0 else { throw MaterializeError.io("chmod", path) }
-        var times = Self.times(mtimeNs: entry.mtimeNs)
+        guard fchmod(fd, Materializer.safeMode(entry.mode, fallback: 0o644)) == 0 else { throw MaterializeError.io("chmod", path) }
+        var times = Materializer.times(mtimeNs: entry.mtimeNs)
         guard futimens(fd, &times) == 0 else { throw MaterializeError.io("set mtime", path) }
         guard let staged = FileStat.fstat(fd), staged.size == entry.size else {
             throw MaterializeError(code: .hashMismatch, path: path, message: "assembled size differs from the entry's")
@@ -45,8 +45,8 @@ extension Materializer {
     /// A new, empty staging file beside `path`'s target (parents created as needed), open
     /// for writing; the caller closes it, and unlinks it unless it is renamed into place.
     func openStaging(for path: String) throws(MaterializeError) -> (target: Located, staging: Located, fd: Int32) {
-        let target = try locate(path, create: true)
-        let staging = target.sibling(Self.stagingName())
+        let target = try materializer.locate(path, create: true)
+        let staging = target.sibling(Materializer.stagingName())
         do {
             return (target, staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600))
         } catch {
@@ -57,7 +57,7 @@ extension Materializer {
     /// One `syncfs(2)` on the folder's file system: everything staged so far is on disk.
     func syncFileSystem() throws(MaterializeError) {
         let root: DirectoryHandle
-        do { root = try folder.openRoot() } catch { throw MaterializeError(error) }
+        do { root = try materializer.folder.openRoot() } catch { throw MaterializeError(error) }
         guard clinux_syncfs(root.fd) == 0 else { throw MaterializeError.io("syncfs", "") }
     }
 
@@ -66,7 +66,7 @@ extension Materializer {
     /// the next look rehash). Throws `changedMeanwhile` if something is there now.
     func place(_ staged: StagedFile) throws(MaterializeError) -> FileStat {
         let path = staged.entry.path
-        try checkUnchanged(staged.target, expected: nil)
+        try materializer.checkUnchanged(staged.target, expected: nil)
         guard staged.staging.renameNoReplace(to: staged.target) == 0 else {
             if errno == ENOENT { throw MaterializeError(code: .changedMeanwhile, path: path, message: "its directory went away") }
             if errno == EEXIST { throw MaterializeError(code: .changedMeanwhile, path: path, message: "created meanwhile") }

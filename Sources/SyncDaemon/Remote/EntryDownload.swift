@@ -2,27 +2,33 @@ import Foundation
 import SyncClient
 import SyncCore
 
-/// A remote file, directory or symlink written to disk one by one (see
-/// `RemoteApplier+Batch` for small new files).
-extension RemoteApplier {
+/// A remote file, directory or symlink written to disk one by one, and recorded (see
+/// `BatchDownload` for small new files).
+struct EntryDownload: Sendable {
+    let applier: RemoteApplier
+
+    var folder: String { applier.folder }
+    var index: IndexStore { applier.index }
+    var materializer: Materializer { applier.materializer }
+
     /// Writes `entry` to disk and records it, unless the path's base changed
     /// since it was planned against `plannedBase` (a push of this path landed
     /// meanwhile): then it throws `changedMeanwhile` and is planned again.
-    func materialize(_ entry: WireEntry, expected: FileStat?, plannedBase: BaseRecord?) async throws {
+    func apply(_ entry: WireEntry, expected: FileStat?, plannedBase: BaseRecord?) async throws {
         var update = IndexUpdate()
-        update.bases.append(Self.base(entry))
+        update.bases.append(entry.baseRecord)
         switch entry.kind {
         case .directory:
-            update.locals.append(Self.local(entry, stat: try materializer.makeDirectory(entry.path, mode: entry.mode)))
+            update.locals.append(entry.localRecord(stat: try materializer.makeDirectory(entry.path, mode: entry.mode)))
             try index.records.apply(folder: folder, update, ifBase: plannedBase, at: entry.path)
         case .symlink:
             let stat = try materializer.makeSymlink(entry.path, target: entry.symlinkTarget ?? "", expected: expected)
-            update.locals.append(Self.local(entry, stat: stat))
+            update.locals.append(entry.localRecord(stat: stat))
             try index.records.apply(folder: folder, update, ifBase: plannedBase, at: entry.path)
         case .file:
             let source = try index.files.file(folder: folder, contentHash: entry.contentHash).map(\.path)
             let localChunks = source == nil ? try reusableChunks(for: entry) : nil
-            let folder = self.folder, remote = self.remote, progress = self.progress, path = entry.path
+            let folder = self.folder, remote = applier.remote, progress = applier.progress, path = entry.path
             let early = update
             // The index is written just before the rename; if that fails, what it said before is put back.
             let before = try index.records.read(folder: folder, paths: [path])
@@ -30,12 +36,12 @@ extension RemoteApplier {
             await progress.begin(path: path, direction: "download", total: entry.size)
             let final: FileStat
             do {
-                let written = try await materializer.writeFile(
+                let written = try await applier.assembler.writeFile(
                 entry, expected: expected, copySource: source == entry.path ? nil : source, localChunks: localChunks,
-                fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) }, lookahead: fetchConcurrency,
+                fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) }, lookahead: applier.fetchConcurrency,
                 progress: { bytes in await progress.advance(path: path, by: bytes) },
                 beforeRename: { staged in
-                    var update = early.adding(local: Self.local(entry, stat: staged))
+                    var update = early.adding(local: entry.localRecord(stat: staged))
                     update.intents = [DownloadIntent(
                         path: path, stagedInode: staged.inode, previousLocal: before.local[path], previousBase: before.base[path])]
                     try index.records.apply(folder: folder, update, ifBase: plannedBase, at: path)
@@ -44,7 +50,7 @@ extension RemoteApplier {
                 })
                 final = written.stat
                 if let localChunks {
-                    logger.info(
+                    applier.logger.info(
                         "downloaded with local chunks",
                         metadata: [
                             "path": "\(path)", "fetched_bytes": "\(written.fetched)", "size": "\(entry.size)",
@@ -55,13 +61,13 @@ extension RemoteApplier {
                 await progress.end(paths: [path])
                 if recorded {
                     try index.records.restore(
-                        folder: folder, path: path, local: before.local[path], base: before.base[path], onlyOver: Self.base(entry))
+                        folder: folder, path: path, local: before.local[path], base: before.base[path], onlyOver: entry.baseRecord)
                 }
                 throw error
             }
             await progress.end(paths: [path])
             var late = IndexUpdate()
-            late.locals.append(Self.local(entry, stat: final))
+            late.locals.append(entry.localRecord(stat: final))
             late.landed = [path]
             try index.records.apply(folder: folder, late)
         }

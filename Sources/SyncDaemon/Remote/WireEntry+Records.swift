@@ -1,0 +1,26 @@
+import SyncCore
+
+/// The index records a remote entry becomes once applied.
+extension WireEntry {
+    /// The base both sides now agree on.
+    var baseRecord: BaseRecord {
+        BaseRecord(
+            path: path, kind: kind, rev: rev, contentHash: contentHash, deleted: deleted,
+            mode: BaseRecord.mode(kind: kind, mode: mode, deleted: deleted))
+    }
+
+    /// What is on disk at its path, as written from it (`stat` of the result).
+    func localRecord(stat: FileStat) -> LocalRecord {
+        LocalRecord(
+            path: path, kind: kind, inode: stat.inode, size: stat.size, mtimeNs: stat.mtimeNs,
+            ctimeNs: stat.ctimeNs, mode: stat.mode, contentHash: contentHash, chunks: chunks,
+            symlinkTarget: symlinkTarget)
+    }
+
+    /// The tombstone a move leaves at `old` when the feed does not carry one.
+    func departure(from old: String) -> WireEntry {
+        WireEntry(
+            path: old, kind: kind, size: 0, mtimeNs: 0, mode: mode, chunks: [], contentHash: contentHash,
+            deleted: true, rev: rev, device: device, movedTo: path)
+    }
+}
