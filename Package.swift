@@ -139,7 +139,8 @@ let package = Package(
         .testTarget(
             name: "SyncDaemonTests",
             dependencies: [
-                "SyncDaemon", "SyncCore", "Inotify", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "SyncDaemon", "SyncCore", "SyncClient", "SyncControl", "Inotify", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Files a writer still has open (modified, not yet closed or quiet), by when
 /// that was first seen. The engine keeps it from inotify; the uploader leaves
-/// such a file alone for the first `SettleStateMachine.longestSettle` seconds (the
+/// such a file alone for the first `SettleTimes.longestSettle` (the
 /// writer's close or quiet time journals it again), so an op that happens to
 /// run mid-write (after a rename into place, a rescan) does not commit a
 /// half-written state as one more version.

@@ -25,7 +25,7 @@ struct Uploader: Sendable {
         var result = PushBatchResult()
         // Mid-write: the writer's close (or quiet time) journals the path again.
         let writing = Set(ops.map(\.path).filter {
-            openWrites.isRecentlyOpen($0, window: SettleStateMachine.longestSettle)
+            openWrites.isRecentlyOpen($0, window: SettleTimes.longestSettle.timeInterval)
         })
         for path in writing { result.finish(path, .unchanged) }
         let paths = ops.map(\.path).filter { !writing.contains($0) }

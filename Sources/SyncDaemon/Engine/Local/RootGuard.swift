@@ -34,7 +34,7 @@ struct RootTrouble: Sendable, Equatable {
 /// An emptied root is not judged here: a user may delete the last file of a
 /// small folder. Mass deletes wait for approval through the delete-wave guard,
 /// and a root found empty at a scan while synced entries are known pauses the
-/// folder (`FolderEngine.fullScan`).
+/// folder (`FolderScanner.fullScan`).
 enum RootLook: Sendable, Equatable {
     case directory(RootIdentity)
     case missing

@@ -1,14 +1,19 @@
 import Foundation
+import Logging
 import SyncClient
 import SyncControl
 import SyncCore
 
-extension FolderEngine {
-    /// `syncctl restore`: commits an older version of `path` as its newest
-    /// revision (and brings back deleted parent directories with it). The
-    /// change feed then delivers it here and to every other device, like any
-    /// remote change; the version it replaces stays in the server's history.
-    public func restore(path: String, rev: Int64?) async throws(RestoreChoice.Refusal) -> RestoreReply {
+/// `syncctl restore`: commits an older version of a path as its newest revision (and
+/// brings back deleted parent directories with it). The change feed then delivers it here
+/// and to every other device, like any remote change; the version it replaces stays in
+/// the server's history. Which version is the pure `RestoreChoice`.
+struct RemoteRestore: Sendable {
+    let folder: String
+    let remote: RemoteClient
+    let logger: Logger
+
+    func restore(path: String, rev: Int64?) async throws(RestoreChoice.Refusal) -> RestoreReply {
         let history = try await fetchHistory(path)
         let (version, current) = try RestoreChoice.choose(path: path, history: history, rev: rev).get()
         var changes = [RestoreChoice.change(restoring: version, over: current)]
@@ -24,7 +29,7 @@ extension FolderEngine {
         }
         let response: CommitResponse
         do {
-            response = try await remote.commit(folder: id, changes: changes)
+            response = try await remote.commit(folder: folder, changes: changes)
         } catch {
             throw RestoreChoice.Refusal(message: "cannot restore \(path): \(error)")
         }
@@ -32,13 +37,13 @@ extension FolderEngine {
             throw RestoreChoice.Refusal(message: "\(path) changed on the server meanwhile; run the restore again")
         }
         logger.info(
-            "restored", metadata: ["folder": "\(id)", "path": "\(path)", "from_rev": "\(version.rev)", "rev": "\(result.rev)"])
-        return RestoreReply(folder: id, path: path, restoredRev: version.rev, newRev: result.rev)
+            "restored", metadata: ["folder": "\(folder)", "path": "\(path)", "from_rev": "\(version.rev)", "rev": "\(result.rev)"])
+        return RestoreReply(folder: folder, path: path, restoredRev: version.rev, newRev: result.rev)
     }
 
     private func fetchHistory(_ path: String) async throws(RestoreChoice.Refusal) -> [WireEntry] {
         do {
-            return try await remote.history(folder: id, path: path)
+            return try await remote.history(folder: folder, path: path)
         } catch {
             throw RestoreChoice.Refusal(message: "cannot read the history of \(path): \(error)")
         }

@@ -1,0 +1,57 @@
+import Foundation
+import SyncClient
+import SyncCore
+
+extension RemoteFeed {
+    /// Applies remote entries (from the feed, the retry list, or the current entries a
+    /// push conflicted with), one application at a time per folder. Entries that fail are
+    /// kept and retried with backoff (`remote_retry`); the folder is not idle meanwhile.
+    /// Returns the error when the server could not be reached for some of them.
+    @discardableResult
+    func apply(_ entries: [WireEntry]) async -> RemoteError? {
+        await withCheckedContinuation { applyTurns.request($0) }
+        defer { applyTurns.leave() }
+        pendingDownloads += entries.count
+        defer { pendingDownloads -= entries.count }
+        let device = await remote.deviceName ?? "device"
+        let rules = ignore.rules
+        let outcome = await applier.apply(
+            entries, device: device, ownDeviceId: await remote.deviceId, skip: { rules.skips($0, isDirectory: $1) })
+        let retried = Set(outcome.failed.map(\.entry.path))
+        for (path, message) in outcome.errors where !retried.contains(path) {
+            logger.warning("remote change refused", metadata: ["path": "\(path)", "error": "\(message)"])
+        }
+        do {
+            try index.retries.clear(folder: folder, applied: outcome.applied)
+            try index.retries.hold(folder: folder, outcome.failed) { attempt in
+                Self.retryBackoff.delay(afterAttempt: attempt, jitter: Double.random(in: 0..<1))
+            }
+            for (path, message) in outcome.errors where !retried.contains(path) {
+                try index.errors.show(folder: folder, path: path, message: message)
+            }
+            retries = try index.retries.count(folder: folder)
+        } catch {
+            // The cursor must not move past entries that are neither applied nor kept.
+            logger.error("cannot keep remote entries for a retry", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            return RemoteError(kind: .transient, code: "local_index", message: "cannot record remote changes: \(error)")
+        }
+        if !outcome.pushes.isEmpty { journal.add(outcome.pushes) }
+        return outcome.retryLater
+    }
+
+    /// Applies kept remote entries whose retry is due; checks once a second.
+    func retryPeriodically(rootOK: @Sendable () async -> Bool) async {
+        while !Task.isCancelled {
+            do {
+                retries = try index.retries.count(folder: folder)
+                if retries > 0, await !queue.paused, await rootOK() {
+                    let due = try index.retries.due(folder: folder)
+                    if !due.isEmpty { await apply(due) }
+                }
+            } catch {
+                logger.error("cannot read remote entries kept for a retry", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            }
+            do { try await Task.sleep(for: .seconds(1)) } catch { return }
+        }
+    }
+}

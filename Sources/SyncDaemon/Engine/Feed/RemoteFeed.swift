@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import SyncClient
+import SyncCore
+
+/// The remote side of one folder: follows the server's change feed (long-poll) and applies
+/// what it brings, the entries kept for a retry, and the current entries a push conflicted
+/// with, one application at a time (`ApplyTurns`). What it applies goes through the
+/// `RemoteApplier`; local pushes it causes (conflict copies, edits that beat deletes) go to
+/// the journal. A remote delete wave waits for approval (`RemoteDeleteHold`).
+actor RemoteFeed {
+    /// Entries per feed page. Large, so that a directory move's tombstones and
+    /// new entries usually arrive in one page and are applied as renames.
+    static let pageLimit = 10_000
+    /// Backoff of remote entries that could not be applied: soon at first, at most every 30 s.
+    static let retryBackoff = Backoff(initial: 1, maximum: 30)
+
+    let folder: String
+    let index: IndexStore
+    let remote: RemoteClient
+    let applier: RemoteApplier
+    let queue: TransferQueue
+    let journal: JournalWriter
+    let ignore: FolderIgnore
+    let deleteGuard: DeleteGuard
+    let logger: Logger
+
+    var feedError: FeedProblem?
+    var pendingDownloads = 0
+    var retries = 0
+    var catchingUp = false
+    var deleteHold = RemoteDeleteHold()
+    var applyTurns = ApplyTurns()
+
+    init(
+        folder: String, index: IndexStore, remote: RemoteClient, applier: RemoteApplier, queue: TransferQueue,
+        journal: JournalWriter, ignore: FolderIgnore, deleteGuard: DeleteGuard, logger: Logger
+    ) {
+        self.folder = folder
+        self.index = index
+        self.remote = remote
+        self.applier = applier
+        self.queue = queue
+        self.journal = journal
+        self.ignore = ignore
+        self.deleteGuard = deleteGuard
+        self.logger = logger
+    }
+
+    var status: RemoteFeedStatus {
+        RemoteFeedStatus(
+            feedError: feedError, pendingDownloads: pendingDownloads, retries: retries, catchingUp: catchingUp,
+            deletesHeld: deleteHold.held)
+    }
+
+    /// Follows the change feed until cancelled; nothing while paused or while `rootOK` says
+    /// no. The cursor is stored only after the page's changes are applied or journaled.
+    func follow(rootOK: @Sendable () async -> Bool) async {
+        var failures = 0
+        var ownMoveWaitStarted: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            let paused = await queue.paused
+            let rootOK = await rootOK()
+            if paused || !rootOK {
+                do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
+                continue
+            }
+            do {
+                let cursor = try index.folders.state(folder: folder).remoteCursor
+                let page = try await remote.changes(folder: folder, since: cursor, waitSeconds: 25, limit: Self.pageLimit)
+                feedError = nil
+                failures = 0
+                if !page.entries.isEmpty {
+                    // This device's own move, committed but not yet recorded (its reply late or
+                    // lost and being retried): let the mover record it first, then read the page
+                    // again. Applied now, its entries would retire the bases the mover needs.
+                    // At most 15 s: a move row left `running` must not hold the feed for good.
+                    let me = await remote.deviceId
+                    if page.entries.contains(where: { $0.device == me && ($0.movedFrom != nil || $0.movedTo != nil) }),
+                        try index.journal.hasMoveInFlight(folder: folder)
+                    {
+                        let started = ownMoveWaitStarted ?? ContinuousClock.now
+                        ownMoveWaitStarted = started
+                        if ContinuousClock.now - started < .seconds(15) {
+                            do { try await Task.sleep(for: .milliseconds(250)) } catch { return }
+                            continue
+                        }
+                        logger.warning("own move still being recorded after 15 s; applying the feed", metadata: ["folder": "\(folder)"])
+                    }
+                    ownMoveWaitStarted = nil
+                    guard try deletesAllowed(page.entries) else {
+                        // Held until `syncctl approve-deletes`; the cursor stays put.
+                        do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
+                        continue
+                    }
+                    if let unreachable = await apply(page.entries) {
+                        // Some entry could not be fetched: the cursor stays; applied entries
+                        // are "nothing" the next time round.
+                        throw unreachable
+                    }
+                }
+                if page.cursor != cursor { try index.folders.setRemoteCursor(folder: folder, page.cursor) }
+                catchingUp = page.hasMore
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                failures += 1
+                let delay = Backoff(initial: 0.5, maximum: 30).delay(afterAttempt: failures - 1, jitter: Double.random(in: 0..<1))
+                feedError = FeedProblem(message: "\(error)", retryAt: Date().addingTimeInterval(delay))
+                logger.warning("change feed failed", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
+                do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+            }
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// What the remote side of a folder is doing (see `RemoteFeed`).
+struct RemoteFeedStatus: Sendable, Equatable {
+    /// Why the change feed is not being followed right now.
+    var feedError: FeedProblem?
+    /// Remote entries being applied.
+    var pendingDownloads = 0
+    /// Remote entries kept for a retry (could not be applied yet).
+    var retries = 0
+    /// The last feed page said more changes are waiting: not idle yet.
+    var catchingUp = false
+    /// Remote deletes waiting for approval.
+    var deletesHeld = 0
+}
+
+/// Why the change feed is not being followed right now.
+struct FeedProblem: Sendable, Equatable {
+    var message: String
+    var retryAt: Date
+}

@@ -1,0 +1,26 @@
+import SyncControl
+
+/// What `syncctl` asks of a folder besides its status.
+extension FolderEngine {
+    public func setPaused(_ paused: Bool) async throws {
+        try index.folders.setPaused(folder: id, paused)
+        await queue.setPaused(paused)
+    }
+
+    /// `syncctl rescan`: a full scan now.
+    public func rescanNow() async {
+        logger.info("rescan asked for", metadata: ["folder": "\(id)"])
+        await scanner.fullScan()
+    }
+
+    /// `syncctl approve-deletes`: held local and remote delete waves go ahead.
+    public func approveDeletes() async throws -> Int {
+        let remote = await feed.approveDeletes()
+        return try await queue.approveDeletes() + remote
+    }
+
+    /// `syncctl restore` (see `RemoteRestore`).
+    public func restore(path: String, rev: Int64?) async throws(RestoreChoice.Refusal) -> RestoreReply {
+        try await restorer.restore(path: path, rev: rev)
+    }
+}

@@ -1,0 +1,60 @@
+import Glibc
+import Logging
+
+/// What is left over from earlier runs: old trash, downloads a kill cut short, staging files.
+struct FolderHousekeeping: Sendable {
+    let folder: String
+    let root: FolderRoot
+    let index: IndexStore
+    /// Where remote deletes put local files, and for how long.
+    let trash: Trash
+    let trashRetention: Duration
+    let logger: Logger
+
+    /// Files that remote deletes moved to the trash go once the retention period is over.
+    func expireTrash() {
+        do {
+            let removed = try trash.expire(retention: trashRetention)
+            if removed > 0 { logger.info("emptied old trash", metadata: ["folder": "\(folder)", "batches": "\(removed)"]) }
+        } catch {
+            logger.error("cannot empty old trash", metadata: ["folder": "\(folder)", "error": "\(error)"])
+        }
+    }
+
+    /// Downloads a kill -9 cut between recording and renaming: their records are put
+    /// back, so the scan does not take the old file on disk for a local edit (which would
+    /// push the previous version over the newer one, or make a conflict copy of it).
+    func recoverInterruptedDownloads() {
+        do {
+            let restored = try index.records.recoverInterruptedDownloads(folder: folder) { path in
+                guard case .found(let stat) = root.lstat(path) else { return nil }
+                return stat.inode
+            }
+            if !restored.isEmpty {
+                logger.info(
+                    "downloads cut short by the last stop will be fetched again",
+                    metadata: ["folder": "\(folder)", "paths": "\(restored.count)"])
+            }
+        } catch {
+            logger.error("cannot recover interrupted downloads", metadata: ["folder": "\(folder)", "error": "\(error)"])
+        }
+    }
+
+    /// Removes download staging files an interrupted run left in the folder (only an
+    /// interrupted run leaves these: no download runs before the first scan).
+    func removeStagingFiles(_ paths: [String]) {
+        for path in paths {
+            do {
+                let staged = try root.parent(of: path)
+                if unlinkat(staged.directory.fd, staged.name, 0) != 0 && errno != ENOENT {
+                    logger.warning(
+                        "cannot remove a staging file", metadata: ["path": "\(path)", "error": "\(String(cString: strerror(errno)))"])
+                    continue
+                }
+                logger.info("removed a staging file an interrupted run left", metadata: ["folder": "\(folder)", "path": "\(path)"])
+            } catch {
+                logger.warning("cannot remove a staging file", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+extension FolderScanner {
+    /// Compares the tree on disk with the index and journals every difference (`ScanDiff`).
+    func fullScan() async {
+        phase = .scanning
+        defer { phase = .running }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
+            problems.rootProblem = "folder root \(root) is missing or not a directory; syncing paused, nothing is deleted"
+            logger.error("folder root missing", metadata: ["folder": "\(folder)", "path": "\(root)"])
+            return
+        }
+        let started = ContinuousClock.now
+        do {
+            let scanned = try ignore.scanner.scan()
+            for error in scanned.errors { logger.warning("scan: \(error)", metadata: ["folder": "\(folder)"]) }
+            reportUndecodable(scanned.undecodableNames)
+            if !stagingCleared {
+                housekeeping.removeStagingFiles(scanned.stagingFiles)
+                stagingCleared = true
+            }
+            let baseline = try index.records.scanBaseline(folder: folder)
+            if scanned.items.isEmpty && !baseline.liveBase.isEmpty {
+                problems.rootProblem = "folder root \(root) is empty but \(baseline.liveBase.count) synced entries are known; "
+                    + "syncing paused, nothing is deleted on the server"
+                logger.error("folder root suddenly empty", metadata: ["folder": "\(folder)"])
+                return
+            }
+            problems.rootProblem = nil
+            adoptRootIfNeeded()
+            let rules = ignore.rules
+            let diff = ScanDiff(
+                items: scanned.items, baseline: baseline, nameProblems: problems.nameProblems.keys,
+                accept: { acceptName($0) }, skips: { rules.skips($0, isDirectory: $1) })
+            problems.directoriesSeen = diff.directories
+            for path in diff.namesGone { problems.nameProblems[path] = nil }
+            // After what the watcher reported before the scan (a move's order is kept).
+            let unwritten = await journal.flush()
+            if let unwritten { journalFailed(unwritten) }
+            try await queue.enqueue(diff.toPush)
+            // (Changes the failed flush held may lie in paths this scan had passed: scan again.)
+            if unwritten == nil { problems.journalProblem = nil }
+            logger.info(
+                "scan done",
+                metadata: [
+                    "folder": "\(folder)", "entries": "\(scanned.items.count)", "queued": "\(diff.toPush.count)",
+                    "took": "\(ContinuousClock.now - started)",
+                ])
+        } catch {
+            if problems.journalProblem != nil {
+                // Still cannot write the journal: keep saying so, and keep retrying.
+                journalFailed(error)
+                logger.error("scan could not journal", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                return
+            }
+            problems.rootProblem = "scan failed: \(error)"
+            logger.error("scan failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
+        }
+    }
+
+    /// Scans one subtree (a directory that appeared) and journals what is in
+    /// it, then `later` (a move's source) in the same journal write.
+    func scanSubtree(_ relative: String, then later: [String] = [], moves: [String: String] = [:]) {
+        var paths = [relative]
+        do {
+            let scanned = try ignore.scanner.scan(below: relative)
+            paths += scanned.items.map(\.path)
+            reportUndecodable(scanned.undecodableNames, below: relative)
+        } catch {
+            // The directory went away again: its own event handles that.
+            logger.debug("subtree scan failed", metadata: ["path": "\(relative)", "error": "\(error)"])
+        }
+        journal.add(paths.filter { acceptName($0) } + later, moves: moves)
+    }
+
+    /// The scan loop: one scan the timer loop found due at a time.
+    func scan(for reason: ScanReason) async {
+        switch reason {
+        case .periodic:
+            if watch.error != nil { await watch.retry() }
+            await fullScan()
+            housekeeping.expireTrash()
+            schedulePeriodicScan()
+        case .requested(let why):
+            logger.warning("\(why); rescanning", metadata: ["folder": "\(folder)"])
+            await fullScan()
+        case .journalRetry:
+            guard problems.journalProblem != nil else { return }
+            await fullScan()
+            // Still failing without a new failure (the root went missing meanwhile, say): again.
+            if problems.journalProblem != nil, let due = schedule.journalFailed(at: timers.clock.now) { deadline(due) }
+        }
+    }
+
+    /// Names that are not UTF-8 are not synced, and said so in the status (per name).
+    func reportUndecodable(_ names: [String], below: String? = nil) {
+        for name in problems.reportUndecodable(names, below: below) {
+            logger.warning("name is not valid UTF-8; not synced", metadata: ["folder": "\(folder)", "name": "\(name)"])
+        }
+    }
+}
