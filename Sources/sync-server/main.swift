@@ -56,7 +56,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Prints one line, `listening on HOST:PORT`, to stdout once the socket is bound (with port 0 in \
             the config, the port the kernel chose). Logs go to stderr; set LOG_LEVEL (trace, debug, info, \
-            notice, warning, error) to change the level, default info.
+            notice, warning, error) to change the level, default info. Holds data_dir/lock while it runs: a \
+            second server or `storage gc` on the same data_dir is refused. Prunes history, collects \
+            unreferenced chunks and compacts packs at start and every min(retention/10, 1h).
             """)
 
     @OptionGroup var options: ConfigOptions

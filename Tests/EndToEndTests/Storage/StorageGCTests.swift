@@ -26,7 +26,7 @@ struct StorageGCTests {
 
     static func liveBytes(_ files: [String: ProtocolLoad.File]) -> Int64 { files.values.reduce(0) { $0 + Int64($1.size) } }
 
-    @Test func storageGCShrinksThePacksToTheLiveDataAndRefusesWhileTheServerRuns() async throws {
+    @Test func storageGCShrinksThePacksToTheLiveDataAndIsRefusedWhileTheServerRuns() async throws {
         let tmp = try TemporaryDirectory("storage-gc-cli")
         defer { tmp.remove() }
         let (server, load, live) = try await Self.fill(tmp)
@@ -36,6 +36,9 @@ struct StorageGCTests {
         let refused = try Process.capture(sync, ["storage", "gc", "--config", server.configPath], environment: Self.later)
         #expect(refused.status == 1)
         #expect(refused.err.contains("is in use by another sync-server process (pid"), "\(refused.err)")
+        let second = try Process.capture(sync, ["serve", "--config", server.configPath])
+        #expect(second.status == 1)
+        #expect(second.err.contains("is in use by another sync-server process (pid"), "\(second.err)")
 
         server.stop()
         let before = try server.packBytes()
