@@ -35,7 +35,7 @@ extension TransferQueue {
         let started = ContinuousClock.now
         let result =
             ops.contains { $0.moveFrom != nil }
-            ? await uploader.pushMoves(ops)
+            ? await MovePush(uploader: uploader).push(ops)
             : await uploader.push(ops, mayDelete: { count in await self.mayDelete(count) })
         record(result, ops: ops)
         running.subtract(ops.map(\.path))
@@ -81,7 +81,7 @@ extension TransferQueue {
             }
         }
         for commit in outbox.commits {
-            switch await uploader.replay(commit) {
+            switch await uploader.outboxReplayer.replay(commit) {
             case .later(let error):
                 offlineError = error
                 // The server answered, and not as it should, time after time (a connection
@@ -129,25 +129,25 @@ extension TransferQueue {
             let again = try index.journal.finish(folder: folder, done: Array(finished.keys), update: IndexUpdateBox(result.update))
             changesCommitted += result.update.bases.count
             // Waiters of this run get its outcome; those who came during it wait for the rerun (`again`).
-            for (path, outcome) in finished { resolve(path, with: outcome) }
+            for (path, outcome) in finished { waiters.resolve(path, with: outcome) }
             if !again.isEmpty { logger.debug("rerunning paths changed during push", metadata: ["count": "\(again.count)"]) }
             if !deferred.isEmpty { try index.journal.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
             if !result.followUps.isEmpty { try index.journal.enqueue(folder: folder, paths: result.followUps) }
             if !held.isEmpty {
                 try index.journal.hold(folder: folder, paths: held)
-                for path in held { promoteNextRun(path) }
+                for path in held { waiters.promoteNextRun(path) }
                 logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(held.count)"])
             }
             for (path, fate) in result.fates {
                 guard case .failed(let message) = fate else { continue }
                 try index.journal.fail(folder: folder, paths: [path], error: message)
-                resolve(path, with: .failed(message))
+                waiters.resolve(path, with: .failed(message))
             }
             for path in unstable {
                 try index.journal.reschedule(
                     folder: folder, paths: [path], error: "file is changing while being read; retrying",
                     retryAt: Date().addingTimeInterval(0.2))
-                promoteNextRun(path)
+                waiters.promoteNextRun(path)
             }
             if !transient.isEmpty {
                 let error = result.transientError ?? RemoteError(kind: .transient, code: "unknown", message: "the server could not be reached")
@@ -155,7 +155,7 @@ extension TransferQueue {
                 for path in transient {
                     let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
                     try index.journal.reschedule(folder: folder, paths: [path], error: error.description, retryAt: Date().addingTimeInterval(delay))
-                    promoteNextRun(path)
+                    waiters.promoteNextRun(path)
                 }
             } else if !finished.isEmpty {
                 offlineError = nil
@@ -176,17 +176,7 @@ extension TransferQueue {
                 logger.error("cannot put the ops back in the journal", metadata: ["folder": "\(folder)", "error": "\(error)"])
                 unrecorded.formUnion(paths)
             }
-            for path in paths { resolve(path, with: .failed("cannot record the push: \(error)")) }
+            for path in paths { waiters.resolve(path, with: .failed("cannot record the push: \(error)")) }
         }
-    }
-
-    private func resolve(_ path: String, with outcome: PushOutcome) {
-        for waiter in waiting.removeValue(forKey: path) ?? [] { waiter.resume(returning: outcome) }
-        promoteNextRun(path)
-    }
-
-    /// Waiters that arrived during a run are served by the next one.
-    private func promoteNextRun(_ path: String) {
-        if let next = waitingNextRun.removeValue(forKey: path) { waiting[path, default: []].append(contentsOf: next) }
     }
 }

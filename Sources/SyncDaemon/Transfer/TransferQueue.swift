@@ -16,8 +16,7 @@ public actor TransferQueue {
     /// Local deletes of the last minute, judged as one wave.
     var deleteWave: DeleteWave
 
-    var waiting: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
-    var waitingNextRun: [String: [CheckedContinuation<PushOutcome, Never>]] = [:]
+    var waiters = PushWaiters()
     var running: Set<String> = []
     /// Ops whose outcome could not be recorded nor their rows put back (index disk full):
     /// put back before the next batch.
@@ -66,11 +65,7 @@ public actor TransferQueue {
     public func push(_ path: String) async throws -> PushOutcome {
         let runningNow = try index.journal.enqueue(folder: folder, paths: [path])
         return await withCheckedContinuation { continuation in
-            if runningNow.contains(path) || running.contains(path) {
-                waitingNextRun[path, default: []].append(continuation)
-            } else {
-                waiting[path, default: []].append(continuation)
-            }
+            waiters.add(continuation, for: path, afterCurrentRun: runningNow.contains(path) || running.contains(path))
             wake?.yield()
         }
     }

@@ -81,7 +81,7 @@ extension Uploader {
             return
         }
         CrashPoint.reached(.afterCommit, paths: slice.map(\.change.path))
-        guard Self.reply(response, matches: slice.map(\.change)) else {
+        guard CommitReply.matches(response,  slice.map(\.change)) else {
             // It may have been applied: the commit stays in the outbox and is sent again.
             logger.error("commit reply does not match the request", metadata: ["folder": "\(folder)", "changes": "\(slice.count)"])
             let error = RemoteError(kind: .transient, code: "mismatch", message: "the server's reply does not match the commit sent")
@@ -107,7 +107,7 @@ extension Uploader {
             let current = outcome.current
             // The server already holds exactly this (e.g. our earlier commit landed
             // just before a crash): not a conflict, just adopt its revision.
-            if let current, Self.server(holds: current, as: change) {
+            if let current, CommitReply.server(holds: current, as: change) {
                 record(change, rev: current.rev, local: prepared.local, into: &result)
                 if result.outcome(of: owner) == nil { result.finish(owner, .unchanged) }
                 return
@@ -124,7 +124,7 @@ extension Uploader {
     }
 
     private func record(_ change: CommitChange, rev: Int64, local: LocalRecord?, into result: inout PushBatchResult) {
-        result.update.bases.append(Self.base(change, rev: rev))
+        result.update.bases.append(change.baseRecord(rev: rev))
         if let local {
             result.update.locals.append(local)
         } else if change.deleted {

@@ -20,6 +20,12 @@ struct Uploader: Sendable {
     /// Small chunks go in batch requests of up to this many bytes.
     let batchBytes = 8 << 20
 
+    var outboxReplayer: OutboxReplayer { OutboxReplayer(folder: folder, remote: remote, logger: logger) }
+
+    var chunkSender: ChunkSender {
+        ChunkSender(folder: folder, remote: remote, progress: progress, maxConcurrent: maxConcurrent, batchBytes: batchBytes)
+    }
+
     /// `mayDelete` is asked before tombstones are sent (the delete-wave guard).
     func push(_ ops: [JournalOp], mayDelete: @Sendable (Int) async -> Bool = { _ in true }) async -> PushBatchResult {
         var result = PushBatchResult()
@@ -80,7 +86,7 @@ struct Uploader: Sendable {
 
         // 2. Send what the server lacks.
         do {
-            let unreadable = try await sendMissingChunks(changes)
+            let unreadable = try await chunkSender.send(changes)
             for path in unreadable {
                 changes[path] = nil
                 result.settle(path, .unstable)

@@ -18,11 +18,11 @@ public struct ServerAdmin: Sendable {
     /// Creates an empty folder at rev 0. Fails if it exists or the id is invalid.
     public func addFolder(_ id: String) async throws {
         try Identifiers.validateFolderID(id)
-        try await metadata.addFolder(id)
+        try await metadata.accounts.addFolder(id)
     }
 
     /// All folder ids, sorted.
-    public func folders() async throws -> [String] { try await metadata.folderIDs() }
+    public func folders() async throws -> [String] { try await metadata.accounts.folderIDs() }
 
     /// Registers a device granted `folders` (which must exist) and returns its
     /// credential, `<device_id>.<secret>`: shown once, stored only hashed.
@@ -30,7 +30,7 @@ public struct ServerAdmin: Sendable {
         try Identifiers.validateDeviceName(name)
         for folder in folders { try Identifiers.validateFolderID(folder) }
         let credential = Credential.generate()
-        try await metadata.addDevice(
+        try await metadata.accounts.addDevice(
             id: credential.deviceID, name: name, secretHash: credential.secretHash, folders: folders)
         return credential.string
     }
@@ -45,7 +45,7 @@ public struct ServerAdmin: Sendable {
 
     /// Every device, by name.
     public func devices() async throws -> [DeviceInfo] {
-        try await metadata.devices().map {
+        try await metadata.accounts.devices().map {
             DeviceInfo(id: $0.id, name: $0.name, folders: $0.folders, revoked: $0.revokedAt != nil)
         }
     }
@@ -64,7 +64,7 @@ public struct ServerAdmin: Sendable {
                 "\(matches.count) devices are named '\(nameOrID)'; give one of their ids: "
                     + matches.map(\.id).joined(separator: ", "))
         }
-        try await metadata.revokeDevice(id: device.id, at: Int64(now.timeIntervalSince1970))
+        try await metadata.accounts.revokeDevice(id: device.id, at: Int64(now.timeIntervalSince1970))
         var revoked = device
         revoked.revoked = true
         return revoked
@@ -73,7 +73,7 @@ public struct ServerAdmin: Sendable {
     /// Grants an existing device access to an existing folder (idempotent).
     /// Takes effect at the device's next request.
     public func grant(device: String, folder: String) async throws {
-        try await metadata.grant(device: device, folder: folder)
+        try await metadata.accounts.grant(device: device, folder: folder)
     }
 
     /// The versions of `path` in `folder`, newest first.

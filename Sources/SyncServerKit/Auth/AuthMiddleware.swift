@@ -24,7 +24,7 @@ struct AuthMiddleware: RouterMiddleware {
             throw APIError.unauthorized("unknown or expired access token")
         }
         // Revocation and grant changes take effect on the next request, not the next token.
-        guard let folders = try await metadata.activeGrants(device: session.deviceID) else {
+        guard let folders = try await metadata.accounts.activeGrants(device: session.deviceID) else {
             await tokens.revoke(device: session.deviceID)
             throw APIError.unauthorized("this device was revoked")
         }

@@ -19,7 +19,7 @@ struct AuthRoutes {
         guard let credential = Credential(parsing: body.credential) else {
             throw APIError.unauthorized("malformed credential")
         }
-        let device = try await metadata.device(id: credential.deviceID)
+        let device = try await metadata.accounts.device(id: credential.deviceID)
         // Hash even for unknown devices, so timing does not tell which ids exist.
         let presented = credential.secretHash
         guard let device, ConstantTime.equals(presented, device.secretHash), device.revokedAt == nil else {

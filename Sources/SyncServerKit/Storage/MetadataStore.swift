@@ -27,6 +27,9 @@ final class MetadataStore: Sendable {
     }
 
     /// Migrations recorded as applied in this database.
+    /// Folders, devices and grants.
+    var accounts: AccountStore { AccountStore(pool: pool) }
+
     func appliedMigrations() throws -> [String] {
         try pool.read { db in try Migrations.migrator.appliedIdentifiers(db).sorted() }
     }

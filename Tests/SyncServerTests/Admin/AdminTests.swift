@@ -40,7 +40,7 @@ struct AdminTests {
     @Test func credentialIsStoredOnlyHashed() async throws {
         try await Fixture.with { fixture in
             let credential = try #require(Credential(parsing: fixture.credential))
-            let device = try #require(try await fixture.server.metadata.device(id: credential.deviceID))
+            let device = try #require(try await fixture.server.metadata.accounts.device(id: credential.deviceID))
             #expect(device.secretHash == Credential.hash(secret: credential.secret))
             #expect(device.secretHash != credential.secret)
             #expect(device.folders == [Fixture.folder])

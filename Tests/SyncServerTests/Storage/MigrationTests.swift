@@ -36,7 +36,7 @@ struct MigrationTests {
         }
         let reopened = try MetadataStore(path: dir + "/metadata.sqlite")
         #expect(try reopened.appliedMigrations() == Migrations.names)
-        #expect(try await reopened.folderIDs() == ["kept"])
+        #expect(try await reopened.accounts.folderIDs() == ["kept"])
         #expect(try await reopened.folderRev("kept") == 0)
     }
 
@@ -77,7 +77,7 @@ struct MigrationTests {
         #expect(try store.appliedMigrations() == Migrations.names.sorted())
         let entry = try await store.changes(folder: "docs", since: 0, limit: 10)?.entries.first
         #expect(entry?.path == "kept.txt")
-        #expect(try await store.device(id: "0123456789abcdef")?.revokedAt == nil)
+        #expect(try await store.accounts.device(id: "0123456789abcdef")?.revokedAt == nil)
         let columns = try await store.pool.read { db in try db.columns(in: "entries").map(\.name) }
         #expect(columns.contains("moved_from") && columns.contains("moved_to"))
     }

@@ -1,15 +1,24 @@
 import Foundation
+import Logging
 import SyncClient
 import SyncCore
 
-extension Uploader {
+/// Pushes the moves of a batch (see `push`): the uploader's commit path, moves only.
+struct MovePush: Sendable {
+    let uploader: Uploader
+
+    var folder: String { uploader.folder }
+    var index: IndexStore { uploader.index }
+    var preparer: Preparer { uploader.preparer }
+    var logger: Logger { uploader.logger }
+
     /// A batch holding moves commits only them, in journal order, in one
     /// request (a directory of any size is one change). The batch's other ops
     /// go back to the journal and run next, against the records the moves
     /// re-keyed: a moved directory's files then match by stat and are not read.
     /// A move the server cannot make (source changed there, target taken) is
     /// pushed as a plain change instead.
-    func pushMoves(_ ops: [JournalOp]) async -> PushBatchResult {
+    func push(_ ops: [JournalOp]) async -> PushBatchResult {
         var result = PushBatchResult()
         let moves = ops.compactMap { op in op.moveFrom.map { (to: op.path, from: $0) } }
         for op in ops where op.moveFrom == nil { result.settle(op.path, .deferred(forgetMove: false)) }
@@ -43,11 +52,11 @@ extension Uploader {
         let response: CommitResponse
         let commitId = UUID().uuidString
         do {
-            response = try await commitOnce(prepared.map(\.change.change), commitId: commitId)
+            response = try await uploader.commitOnce(prepared.map(\.change.change), commitId: commitId)
         } catch {
             if error.kind == .permanent { result.update.settledCommits.append(commitId) }
             if error.kind == .transient {
-                markTransientOrFailed(error, paths: prepared.map(\.to), into: &result)
+                uploader.markTransientOrFailed(error, paths: prepared.map(\.to), into: &result)
             } else {
                 // Refused as a move: a plain push will say what is wrong, if anything.
                 logger.warning("move refused; pushing as plain changes", metadata: ["error": "\(error)"])

@@ -3,7 +3,18 @@ import Glibc
 import SyncClient
 import SyncCore
 
-extension Uploader {
+/// Sends the chunks of a push that the server lacks: asks once which are missing, then
+/// uploads them (small ones in batch requests of up to `batchBytes`, large ones alone),
+/// at most `maxConcurrent` requests in flight, each chunk re-read and checked against
+/// its hash just before it goes.
+struct ChunkSender: Sendable {
+    let folder: String
+    let remote: RemoteClient
+    let progress: TransferProgress
+    let maxConcurrent: Int
+    /// Small chunks go in batch requests of up to this many bytes.
+    let batchBytes: Int
+
     private struct Pending: Sendable {
         var hash: String
         var owner: String
@@ -14,7 +25,7 @@ extension Uploader {
 
     /// Uploads the chunks the server lacks. Returns the op paths whose file
     /// changed under us (a re-read chunk no longer matches its hash).
-    func sendMissingChunks(_ changes: [String: [PreparedChange]]) async throws(RemoteError) -> Set<String> {
+    func send(_ changes: [String: [PreparedChange]]) async throws(RemoteError) -> Set<String> {
         var wanted: [String: Pending] = [:]
         for (owner, list) in changes {
             for prepared in list {
@@ -72,7 +83,7 @@ extension Uploader {
                 guard next < units.count else { return }
                 let unit = units[next]
                 next += 1
-                group.addTask { await self.send(unit) }
+                group.addTask { await self.sendUnit(unit) }
             }
             for _ in 0..<max(1, maxConcurrent) { addNext() }
             for await result in group {
@@ -88,7 +99,7 @@ extension Uploader {
         return try outcome.get()
     }
 
-    private func send(_ unit: [Pending]) async -> Result<Set<String>, RemoteError> {
+    private func sendUnit(_ unit: [Pending]) async -> Result<Set<String>, RemoteError> {
         var torn = Set<String>()
         var records: [(hash: String, bytes: [UInt8])] = []
         for p in unit {

@@ -10,7 +10,11 @@ struct DeviceRecord: Sendable, Equatable {
     var revokedAt: Int64? = nil
 }
 
-extension MetadataStore {
+/// Folders, devices and which device may sync which folder: the accounts part of the
+/// metadata database.
+struct AccountStore: Sendable {
+    let pool: DatabasePool
+
     func device(id: String) async throws -> DeviceRecord? {
         try await pool.read { db in
             guard
@@ -62,7 +66,7 @@ extension MetadataStore {
                 throw APIError.alreadyExists("folder '\(id)' already exists")
             }
             try db.execute(
-                sql: "INSERT INTO folders (id, rev, created_at) VALUES (?, 0, ?)", arguments: [id, Self.nowSeconds()])
+                sql: "INSERT INTO folders (id, rev, created_at) VALUES (?, 0, ?)", arguments: [id, MetadataStore.nowSeconds()])
         }
     }
 
@@ -76,7 +80,7 @@ extension MetadataStore {
             try Self.requireFolders(folders, db)
             try db.execute(
                 sql: "INSERT INTO devices (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [id, name, secretHash, Self.nowSeconds()])
+                arguments: [id, name, secretHash, MetadataStore.nowSeconds()])
             for folder in Set(folders) {
                 try db.execute(sql: "INSERT INTO grants (device_id, folder_id) VALUES (?, ?)", arguments: [id, folder])
             }

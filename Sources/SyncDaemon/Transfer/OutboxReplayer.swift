@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SyncClient
 import SyncCore
 
@@ -11,7 +12,12 @@ enum OutboxReplay: Sendable {
     case later(RemoteError)
 }
 
-extension Uploader {
+/// Sends the commits of the outbox again (see `OutboxStore`) under their own ids.
+struct OutboxReplayer: Sendable {
+    let folder: String
+    let remote: RemoteClient
+    let logger: Logger
+
     /// Sends an outbox commit again under its own id: the server answers with what it
     /// did the first time, or applies it now if it never got it. Every change the server
     /// holds as sent is recorded as the base (for a move, its entries come by the feed);
@@ -31,7 +37,7 @@ extension Uploader {
                 metadata: ["folder": "\(folder)", "commit": "\(commit.id)", "error": "\(error)"])
             return .answered(update, conflicts: [])
         }
-        guard Self.reply(response, matches: commit.changes) else {
+        guard CommitReply.matches(response,  commit.changes) else {
             // It may have been applied: kept, and sent again (the queue gives up on a commit
             // the server keeps answering wrongly, see `TransferQueue.replayOutbox`).
             return .later(RemoteError(kind: .transient, code: "mismatch", message: "the server's reply does not match the commit sent"))
@@ -40,35 +46,16 @@ extension Uploader {
         for (change, outcome) in zip(commit.changes, response.results) where change.moveFrom == nil {
             switch outcome.status {
             case .ok:
-                update.bases.append(Self.base(change, rev: outcome.rev))
+                update.bases.append(change.baseRecord(rev: outcome.rev))
             case .conflict:
                 guard let current = outcome.current else { continue }
-                if Self.server(holds: current, as: change) {
-                    update.bases.append(Self.base(change, rev: current.rev))
+                if CommitReply.server(holds: current, as: change) {
+                    update.bases.append(change.baseRecord(rev: current.rev))
                 } else {
                     conflicts.append(current)
                 }
             }
         }
         return .answered(update, conflicts: conflicts)
-    }
-
-    /// One result per change, in order (a path may appear twice in a commit: each result
-    /// belongs to its own change, never to the first of that path).
-    static func reply(_ response: CommitResponse, matches changes: [CommitChange]) -> Bool {
-        response.results.count == changes.count && zip(changes, response.results).allSatisfy { $0.path == $1.path }
-    }
-
-    /// A conflict whose current entry is exactly what was sent (e.g. our own earlier commit
-    /// of it landed): not a conflict, its revision is adopted.
-    static func server(holds current: WireEntry, as change: CommitChange) -> Bool {
-        current.deleted == change.deleted && current.kind == change.kind
-            && (change.deleted || current.contentHash == change.contentHash)
-    }
-
-    static func base(_ change: CommitChange, rev: Int64) -> BaseRecord {
-        BaseRecord(
-            path: change.path, kind: change.kind, rev: rev, contentHash: change.contentHash, deleted: change.deleted,
-            mode: BaseRecord.mode(kind: change.kind, mode: change.mode, deleted: change.deleted))
     }
 }
