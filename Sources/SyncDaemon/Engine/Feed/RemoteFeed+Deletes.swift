@@ -2,10 +2,12 @@ import SyncCore
 
 extension RemoteFeed {
     /// The delete-wave guard for remote deletes: a page that would delete too much of the
-    /// folder waits for approval.
-    func deletesAllowed(_ entries: [WireEntry]) throws -> Bool {
+    /// folder waits for approval. This device's own deletes (`me`) are not judged again:
+    /// the local guard let them go, and the feed can bring them back before their push is
+    /// recorded (the bases still live), which held a plain `rm -r` for approval.
+    func deletesAllowed(_ entries: [WireEntry], me: String?) throws -> Bool {
         // What a server-side move leaves behind is not lost either.
-        let tombstones = entries.filter { $0.deleted && $0.movedTo == nil }.map(\.path)
+        let tombstones = entries.filter { $0.deleted && $0.movedTo == nil && ($0.device != me || me == nil) }.map(\.path)
         guard !tombstones.isEmpty else { return true }
         let bases = try index.records.read(folder: folder, paths: tombstones).base
         // Content that arrives at another path in the same page was moved, not lost.

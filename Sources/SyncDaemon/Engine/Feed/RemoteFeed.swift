@@ -88,7 +88,7 @@ actor RemoteFeed {
                         logger.warning("own move still being recorded after 15 s; applying the feed", metadata: ["folder": "\(folder)"])
                     }
                     ownMoveWaitStarted = nil
-                    guard try deletesAllowed(page.entries) else {
+                    guard try deletesAllowed(page.entries, me: me) else {
                         // Held until `syncctl approve-deletes`; the cursor stays put.
                         do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
                         continue
