@@ -43,16 +43,17 @@ let package = Package(
             name: "Inotify",
             dependencies: ["CInotify"],
             swiftSettings: strict),
-        // systemd's notify protocol (READY, WATCHDOG, STOPPING) without libsystemd.
+        // Running as a service: systemd's notify protocol (READY, WATCHDOG, STOPPING)
+        // without libsystemd, and one process per state/data directory (ProcessLock).
         .target(
-            name: "SystemdNotify",
+            name: "ServiceSupport",
             dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: strict),
         // The server: HTTP API, metadata store, chunk store.
         .target(
             name: "SyncServerKit",
             dependencies: [
-                "SyncCore", "SystemdNotify",
+                "SyncCore", "ServiceSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -91,7 +92,7 @@ let package = Package(
         .target(
             name: "SyncDaemon",
             dependencies: [
-                "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify", "CLinux", "SystemdNotify",
+                "SyncCore", "SyncConfig", "SyncClient", "SyncControl", "Inotify", "CLinux", "ServiceSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -146,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig", "SystemdNotify", "TestSupport",
+                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig", "ServiceSupport", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

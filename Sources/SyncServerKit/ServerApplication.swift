@@ -17,8 +17,8 @@ struct ServerApplication {
         let logger = server.logger
         router.get("/v1/ready") { _, _ in
             if let problem = await readiness.problem() {
-                logger.error("not ready: \(problem)")
-                throw APIError.notReady(ReadinessCheck.publicMessage(for: problem))
+                logger.error("not ready: \(problem.store): \(problem.detail)")
+                throw APIError.notReady(problem.store)
             }
             return try JSONResponse.make(["status": "ready"])
         }

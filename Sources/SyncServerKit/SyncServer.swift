@@ -4,7 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
-import SystemdNotify
+import ServiceSupport
 
 /// Where the server is listening once bound (`port` is the real one, also when 0 was asked for).
 public struct ListeningAddress: Sendable, Equatable, CustomStringConvertible {

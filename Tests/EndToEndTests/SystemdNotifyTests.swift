@@ -1,5 +1,5 @@
 import Foundation
-import SystemdNotify
+import ServiceSupport
 import Testing
 import TestSupport
 

@@ -5,7 +5,7 @@ import ServiceLifecycle
 import SyncClient
 import SyncConfig
 import SyncCore
-import SystemdNotify
+import ServiceSupport
 
 /// Builds the daemon's parts from a config and runs them as services until
 /// SIGTERM/SIGINT. Pending work stays in the journal across stops.
@@ -16,7 +16,8 @@ public enum Daemon {
         raiseOpenFileLimit(logger: logger)
         let credential = try Startup.readCredential(config.server.credentialFile)
         try Startup.makePrivateDirectory(config.daemon.stateDir)
-        try StateLock.acquire(stateDir: config.daemon.stateDir)
+        let stateLock = try StateLock.acquire(stateDir: config.daemon.stateDir)
+        defer { withExtendedLifetime(stateLock) {} }
         let index: IndexStore
         do {
             index = try IndexStore(path: config.daemon.stateDir + "/index.sqlite")

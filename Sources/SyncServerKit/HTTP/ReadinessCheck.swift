@@ -7,27 +7,29 @@ struct ReadinessCheck: Sendable {
     let metadata: MetadataStore
     let packsDir: String
 
-    /// Nil when ready; else what is wrong, for the operator's log (the unauthenticated 503
-    /// names only the store, see `publicMessage`).
-    func problem() async -> String? {
+    /// A store that is not usable: `store` is all the unauthenticated 503 says; `detail`
+    /// (paths, errors) is for the operator's log.
+    struct Problem: Sendable {
+        var store: String
+        var detail: String
+    }
+
+    /// Nil when ready.
+    func problem() async -> Problem? {
         do {
             try await metadata.ping()
         } catch {
-            return "the metadata database does not answer: \(error)"
+            return Problem(store: "the metadata database does not answer", detail: "\(error)")
         }
+        let chunkStore = "the chunk store is not usable"
         var info = stat()
         guard stat(packsDir, &info) == 0 else {
-            return "the chunk store \(packsDir) is not there: \(String(cString: strerror(errno)))"
+            return Problem(store: chunkStore, detail: "\(packsDir) is not there: \(String(cString: strerror(errno)))")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return "the chunk store \(packsDir) is not a directory" }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return Problem(store: chunkStore, detail: "\(packsDir) is not a directory") }
         guard access(packsDir, W_OK | X_OK) == 0 else {
-            return "the chunk store \(packsDir) is not writable: \(String(cString: strerror(errno)))"
+            return Problem(store: chunkStore, detail: "\(packsDir) is not writable: \(String(cString: strerror(errno)))")
         }
         return nil
-    }
-
-    /// What the 503 says: which store, without paths or error text.
-    static func publicMessage(for problem: String) -> String {
-        problem.contains("metadata") ? "the metadata database does not answer" : "the chunk store is not usable"
     }
 }
