@@ -75,9 +75,14 @@ final class DaemonProcess: @unchecked Sendable {
         try p.run()
         process = p
         guard waitUntilRunning else { return }
-        try await eventually("syncd answers on its control socket") {
-            guard let folder = try await self.status() else { return false }
-            return folder.state != .starting && folder.state != .scanning
+        do {
+            try await eventually("syncd answers on its control socket") {
+                guard let folder = try await self.status() else { return false }
+                return folder.state != .starting && folder.state != .scanning
+            }
+        } catch {
+            let exited = p.isRunning ? "still running" : "exited with status \(p.terminationStatus)"
+            throw TestFailure("\(error)\nsyncd \(exited)\n--- log tail:\n\(self.log.suffix(2500))")
         }
     }
 
