@@ -51,16 +51,24 @@ public struct Transfer: Codable, Sendable, Equatable {
 
 public struct PathErrorStatus: Codable, Sendable, Equatable {
     public var path: String
+    /// For a person: what, and what to do.
     public var message: String
     /// ISO 8601, or nil when it will not be retried by itself.
     public var retryAt: String?
-    public init(path: String, message: String, retryAt: String?) {
+    /// For scripts (extension): the daemon's error code, e.g. `disk_full`, `symlink_in_path`
+    /// (see docs/status.md); nil for errors recorded by an older release.
+    public var code: String?
+    /// For debugging (extension): the underlying cause, when there is one.
+    public var cause: String?
+    public init(path: String, message: String, retryAt: String?, code: String? = nil, cause: String? = nil) {
         self.path = path
         self.message = message
         self.retryAt = retryAt
+        self.code = code
+        self.cause = cause
     }
     enum CodingKeys: String, CodingKey {
-        case path, message
+        case path, message, code, cause
         case retryAt = "retry_at"
     }
 }

@@ -31,7 +31,9 @@ struct DiskFullTests {
         try await eventually("beta reports the full disk", timeout: .seconds(60)) {
             guard let status = try await two.b.status() else { return false }
             last = "\(status.state) \(status.errors.map(\.message))"
-            return status.state != .idle && status.errors.contains { $0.message.contains("disk full") }
+            // For scripts, the code says the same; the cause names the system error.
+            return status.state != .idle
+                && status.errors.contains { $0.message.contains("disk full") && $0.code == "disk_full" && $0.cause != nil }
         }
         let partial = try localTree(two.b.folderPath).filter { expected[$0.key] != $0.value }
         #expect(partial.isEmpty, "files that are not what alpha has: \(partial.keys.sorted())")

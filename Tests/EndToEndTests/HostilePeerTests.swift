@@ -95,7 +95,7 @@ struct HostilePeerTests {
         try await eventually("beta reports the entries below a symlink") {
             let errors = try await two.b.status()?.errors ?? []
             return ["esc-abs/pwned.txt", "esc-up/pwned.txt", "esc-stored/deep/pwned.txt"].allSatisfy { path in
-                errors.contains { $0.path == path && $0.message.contains("symbolic link") }
+                errors.contains { $0.path == path && $0.message.contains("symbolic link") && $0.code == "symlink_in_path" }
             }
         }
         // Nothing outside beta's folder: not in the marker, not beside the folder, not in its state.

@@ -48,7 +48,9 @@ struct FolderStatusBuilderTests {
         #expect(feedDown.state == .offline)
         #expect(
             feedDown.errors(pathErrors: []) == [
-                PathErrorStatus(path: "", message: "server unreachable: connection refused", retryAt: FolderStatusBuilder.iso(retryAt))
+                PathErrorStatus(
+                    path: "", message: "server unreachable: connection refused", retryAt: FolderStatusBuilder.iso(retryAt),
+                    code: "server_unreachable")
             ])
         let pushDown = build(facts: .init(pending: 2, offline: unreachable))
         #expect(pushDown.state == .offline)

@@ -51,12 +51,17 @@ struct JournalTests {
         try index.journal.enqueue(folder: "f", paths: ["a"])
         _ = try index.journal.claim(folder: "f", limit: 1)
         let later = Date().addingTimeInterval(60)
-        try index.journal.reschedule(folder: "f", paths: ["a"], error: "down", retryAt: later)
+        let cause = SystemCallError(call: "connect", errno: ECONNREFUSED)
+        try index.journal.reschedule(
+            folder: "f", paths: ["a"], error: DaemonError(.serverUnreachable, "down", underlying: cause), retryAt: later)
         #expect(try index.journal.claim(folder: "f", limit: 1).isEmpty)
         #expect(try index.journal.claim(folder: "f", limit: 1, now: later.addingTimeInterval(1)).map(\.attempts) == [1])
         let errors = try index.errors.list(folder: "f")
         #expect(errors.map(\.message) == ["down"])
         #expect(errors.first?.retryAt != nil)
+        // The code and the cause are kept for `--json`.
+        #expect(errors.first?.code == "server_unreachable")
+        #expect(errors.first?.cause?.contains("connect") == true, "\(String(describing: errors.first?.cause))")
     }
 
     /// A move's old name is kept with its op (across a reopen), survives a plain

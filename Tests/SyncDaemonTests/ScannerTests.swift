@@ -29,6 +29,11 @@ struct ScannerTests {
 
     @Test func missingRootIsAnError() {
         let scanner = Scanner(root: "/nonexistent-\(UUID())") { _, _ in false }
-        #expect(throws: ScanError.self) { try scanner.scan() }
+        #expect(throws: DaemonError.self) { try scanner.scan() }
+        do {
+            _ = try scanner.scan()
+        } catch {
+            #expect(error.code == .unreadableDirectory && error.errnoValue == ENOENT, "\(String(reflecting: error))")
+        }
     }
 }

@@ -22,11 +22,11 @@ struct FolderRoot: Sendable {
     /// The directory holding `relative`'s last component, opened without
     /// following a symlink anywhere below the root; with `create`, missing
     /// directories are made (mode 0755) on the way.
-    func parent(of relative: String, create: Bool = false) throws(ContainmentError) -> Located {
+    func parent(of relative: String, create: Bool = false) throws(DaemonError) -> Located {
         let components = relative.split(separator: "/", omittingEmptySubsequences: false)
         guard let last = components.last, !relative.isEmpty, !relative.hasPrefix("/"),
             !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
-        else { throw ContainmentError(code: .invalidPath, path: relative, component: relative) }
+        else { throw DaemonError.containment(.invalidPath, path: relative, component: relative) }
         var dir = try openRoot(for: relative)
         var walked = ""
         for component in components.dropLast() {
@@ -37,14 +37,14 @@ struct FolderRoot: Sendable {
     }
 
     /// The root itself (following the user's own symlinks to it, if any).
-    func openRoot(for relative: String = "") throws(ContainmentError) -> DirectoryHandle {
+    func openRoot(for relative: String = "") throws(DaemonError) -> DirectoryHandle {
         let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw ContainmentError(code: .io(errno), path: relative, component: path) }
+        guard fd >= 0 else { throw DaemonError.containment(.io, path: relative, component: path, errno: errno) }
         if let expected = pin?.current {
             var st = stat()
             guard fstat(fd, &st) == 0, UInt64(st.st_dev) == expected.device, UInt64(st.st_ino) == expected.inode else {
                 close(fd)
-                throw ContainmentError(code: .rootChanged, path: relative, component: path)
+                throw DaemonError.containment(.rootChanged, path: relative, component: path)
             }
         }
         return DirectoryHandle(fd: fd)
@@ -59,7 +59,7 @@ struct FolderRoot: Sendable {
         do {
             located = try parent(of: relative)
         } catch {
-            if case .io(let code) = error.code, code != ENOENT { return (nil, .failed(errno: code)) }
+            if error.code == .io, let code = error.errnoValue, code != ENOENT { return (nil, .failed(errno: code)) }
             // Not "missing": what is on the real root is unknown, and must not read as deleted.
             if error.code == .rootChanged { return (nil, .failed(errno: ESTALE)) }
             return (nil, .missing)
@@ -71,12 +71,12 @@ struct FolderRoot: Sendable {
     func lstat(_ relative: String) -> FileStat.Lookup { lookup(relative).stat }
 
     /// Opens `relative` itself (never a symlink: `O_NOFOLLOW` on the last component too).
-    func open(_ relative: String, flags: Int32, mode: mode_t = 0) throws(ContainmentError) -> Int32 {
+    func open(_ relative: String, flags: Int32, mode: mode_t = 0) throws(DaemonError) -> Int32 {
         try parent(of: relative).open(flags: flags, mode: mode)
     }
 
     /// A directory below the root (`relative` nil or empty = the root), opened without following symlinks.
-    func openDirectory(_ relative: String?) throws(ContainmentError) -> DirectoryHandle {
+    func openDirectory(_ relative: String?) throws(DaemonError) -> DirectoryHandle {
         guard let relative, !relative.isEmpty else { return try openRoot() }
         let located = try parent(of: relative)
         return try located.directory.descend(into: located.name, create: false, walked: relative, relative: relative)
@@ -90,24 +90,24 @@ final class DirectoryHandle: Sendable {
     deinit { close(fd) }
 
     /// Opens the child directory `name`; a symlink or non-directory there is refused.
-    func descend(into name: String, create: Bool, walked: String, relative: String) throws(ContainmentError)
+    func descend(into name: String, create: Bool, walked: String, relative: String) throws(DaemonError)
         -> DirectoryHandle
     {
         var fd = openat(self.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 && errno == ENOENT && create {
             if mkdirat(self.fd, name, 0o755) != 0 && errno != EEXIST {
-                throw ContainmentError(code: .io(errno), path: relative, component: walked)
+                throw DaemonError.containment(.io, path: relative, component: walked, errno: errno)
             }
             fd = openat(self.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         }
         guard fd >= 0 else {
             let code = errno
             guard code == ELOOP || code == ENOTDIR else {
-                throw ContainmentError(code: .io(code), path: relative, component: walked)
+                throw DaemonError.containment(.io, path: relative, component: walked, errno: code)
             }
             var st = stat()
             let isLink = fstatat(self.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mode & S_IFMT == S_IFLNK
-            throw ContainmentError(code: isLink ? .symlinkInPath : .notADirectory, path: relative, component: walked)
+            throw DaemonError.containment(isLink ? .symlinkInPath : .notADirectory, path: relative, component: walked)
         }
         return DirectoryHandle(fd: fd)
     }
@@ -132,20 +132,20 @@ struct Located: Sendable {
 
     /// A read-only open is also `O_NONBLOCK`: a FIFO swapped in after a stat must not
     /// block the caller (regular files ignore the flag); callers check the kind with fstat.
-    func open(flags: Int32, mode: mode_t = 0) throws(ContainmentError) -> Int32 {
+    func open(flags: Int32, mode: mode_t = 0) throws(DaemonError) -> Int32 {
         let nonBlocking = flags & O_ACCMODE == O_RDONLY ? O_NONBLOCK : 0
         let fd = openat(directory.fd, name, flags | nonBlocking | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else {
             let code = errno
-            throw ContainmentError(code: code == ELOOP ? .symlinkInPath : .io(code), path: relative, component: relative)
+            throw DaemonError.containment(code == ELOOP ? .symlinkInPath : .io, path: relative, component: relative, errno: code)
         }
         return fd
     }
 
-    func readLink() throws(ContainmentError) -> String {
+    func readLink() throws(DaemonError) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlinkat(directory.fd, name, &buffer, buffer.count - 1)
-        guard n >= 0 else { throw ContainmentError(code: .io(errno), path: relative, component: relative) }
+        guard n >= 0 else { throw DaemonError.containment(.io, path: relative, component: relative, errno: errno) }
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -173,50 +173,4 @@ struct Located: Sendable {
         }
         return rename(to: target)
     }
-}
-
-/// Why a path could not be resolved beneath the root.
-struct ContainmentError: Error, Sendable, CustomStringConvertible {
-    enum Code: Sendable, Equatable {
-        /// A parent component is a symlink: refused, nothing is written through it.
-        case symlinkInPath
-        /// A parent component is a file (or other non-directory).
-        case notADirectory
-        case invalidPath
-        /// The root is not the directory that was synced (unmounted, replaced).
-        case rootChanged
-        case io(Int32)
-    }
-
-    var code: Code
-    /// The path asked for, relative to the root.
-    var path: String
-    /// The component where resolution stopped.
-    var component: String
-
-    /// Resolution was refused (a symlink in the way, an invalid path), not an I/O failure.
-    var isRefusal: Bool { code == .symlinkInPath || code == .invalidPath }
-
-    /// The nearest errno, for callers that report in errno terms.
-    var errnoValue: Int32 {
-        switch code {
-        case .symlinkInPath, .invalidPath: return ELOOP
-        case .notADirectory: return ENOTDIR
-        case .rootChanged: return ESTALE
-        case .io(let code): return code
-        }
-    }
-
-    /// Why, without the path.
-    var reason: String {
-        switch code {
-        case .symlinkInPath: return "refused: \(component) is a symbolic link; nothing is written through it"
-        case .notADirectory: return "\(component) is not a directory"
-        case .invalidPath: return "refused: not a valid relative path"
-        case .rootChanged: return "the folder root is not the directory that was synced (unmounted or replaced); nothing is written there"
-        case .io(let code): return "\(component): \(String(cString: strerror(code)))"
-        }
-    }
-
-    var description: String { "\(path): \(reason)" }
 }

@@ -21,7 +21,8 @@ extension FolderEngine {
         facts.held = try index.journal.heldCount(folder: id) + facts.remote.deletesHeld
         let stored = try index.folders.state(folder: id)
         let pathErrors = try index.errors.list(folder: id).map {
-            PathErrorStatus(path: $0.path, message: $0.message, retryAt: $0.retryAt.map(FolderStatusBuilder.iso))
+            PathErrorStatus(
+                path: $0.path, message: $0.message, retryAt: $0.retryAt.map(FolderStatusBuilder.iso), code: $0.code, cause: $0.cause)
         }
         let builder = FolderStatusBuilder(folder: id, problems: problems, facts: facts)
         return FolderStatus(

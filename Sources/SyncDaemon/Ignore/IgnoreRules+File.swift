@@ -12,22 +12,17 @@ extension IgnoreRules {
         do {
             fd = try folder.open(fileName, flags: O_RDONLY | O_NONBLOCK)
         } catch {
-            if error.code == .io(ENOENT) { return nil }
+            if error.isIO(ENOENT) { return nil }
             throw error
         }
         defer { close(fd) }
         guard let stat = FileStat.fstat(fd), stat.kind == .file else {
-            throw IgnoreFileError(message: "\(fileName) is not a regular file")
+            throw DaemonError(.ignoreFile, "\(fileName) is not a regular file", path: fileName)
         }
         guard stat.size <= maxFileBytes else {
-            throw IgnoreFileError(message: "\(fileName) is larger than \(maxFileBytes) bytes")
+            throw DaemonError(.ignoreFile, "\(fileName) is larger than \(maxFileBytes) bytes", path: fileName)
         }
         let bytes = try Preparer.readAll(fd: fd, path: fileName, expected: Int(stat.size))
         return String(decoding: bytes.prefix(maxFileBytes), as: UTF8.self)
     }
-}
-
-struct IgnoreFileError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
 }

@@ -105,6 +105,12 @@ extension IndexStore {
                 )
                 """)
         }
+        migrator.registerMigration("v9-path-error-codes") { db in
+            // What `--json` shows besides the message: the error's code and its cause
+            // (both NULL for rows written before).
+            try db.execute(sql: "ALTER TABLE path_errors ADD COLUMN code TEXT")
+            try db.execute(sql: "ALTER TABLE path_errors ADD COLUMN cause TEXT")
+        }
         return migrator
     }
 }

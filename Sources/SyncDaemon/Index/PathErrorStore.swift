@@ -12,33 +12,41 @@ public struct PathErrorStore: Sendable {
         public var path: String
         public var message: String
         public var retryAt: Date?
+        /// `DaemonError.Code`'s raw value (nil for rows written before codes were kept).
+        public var code: String?
+        public var cause: String?
     }
 
     public func list(folder: String, limit: Int = 100) throws -> [Entry] {
         try pool.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT path, message, retry_at FROM path_errors WHERE folder_id = ? ORDER BY path LIMIT ?",
+                db, sql: "SELECT path, message, retry_at, code, cause FROM path_errors WHERE folder_id = ? ORDER BY path LIMIT ?",
                 arguments: [folder, limit]
             ).map { row in
                 let path: String = try row.indexValue("path", table: Self.table)
                 let retryAt: Double? = try row.indexValue("retry_at", table: Self.table, path: path)
                 return Entry(
                     path: path, message: try row.indexValue("message", table: Self.table, path: path),
-                    retryAt: retryAt.map { Date(timeIntervalSince1970: $0) })
+                    retryAt: retryAt.map { Date(timeIntervalSince1970: $0) },
+                    code: try row.indexValue("code", table: Self.table, path: path),
+                    cause: try row.indexValue("cause", table: Self.table, path: path))
             }
         }
     }
 
     /// Shows a per-path error that no retry will clear by itself.
-    func show(folder: String, path: String, message: String) throws {
-        try pool.write { db in try show(folder: folder, path: path, message: message, retryAt: nil, in: db) }
+    func show(folder: String, path: String, error: DaemonError) throws {
+        try pool.write { db in try show(folder: folder, path: path, error: error, retryAt: nil, in: db) }
     }
 
-    func show(folder: String, path: String, message: String, retryAt: Date?, in db: Database) throws {
+    /// The row shows the error's message (with its own path when that is another one, a
+    /// parent for instance), its code and its cause.
+    func show(folder: String, path: String, error: DaemonError, retryAt: Date?, in db: Database) throws {
+        let message = error.path == nil || error.path == path ? error.message : error.description
         try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO path_errors (folder_id, path, message, retry_at) VALUES (?, ?, ?, ?)
+            INSERT OR REPLACE INTO path_errors (folder_id, path, message, retry_at, code, cause) VALUES (?, ?, ?, ?, ?, ?)
             """
-        ).execute(arguments: [folder, path, message, retryAt?.timeIntervalSince1970])
+        ).execute(arguments: [folder, path, message, retryAt?.timeIntervalSince1970, error.code.rawValue, error.cause])
     }
 
     func clear(folder: String, path: String, in db: Database) throws {

@@ -14,7 +14,7 @@ extension RecordStore {
             return true
         }
         guard applied else {
-            throw MaterializeError(code: .changedMeanwhile, path: path, message: "its synced state changed while it was written")
+            throw DaemonError(.changedMeanwhile, "its synced state changed while it was written", path: path)
         }
     }
 

@@ -14,7 +14,7 @@ struct RemoteRetryStore: Sendable {
 
     /// Keeps `failed` for a retry after `delay(attempts)`; a kept entry is replaced only
     /// by a newer revision of its path.
-    func hold(folder: String, _ failed: [(entry: WireEntry, message: String)], delay: (Int) -> Double) throws {
+    func hold(folder: String, _ failed: [(entry: WireEntry, error: DaemonError)], delay: (Int) -> Double) throws {
         guard !failed.isEmpty else { return }
         let now = Date()
         try pool.write { db in
@@ -24,7 +24,7 @@ struct RemoteRetryStore: Sendable {
                 INSERT OR REPLACE INTO remote_retry (folder_id, path, rev, entry, attempts, next_attempt_at, last_error)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
-            for (entry, message) in failed {
+            for (entry, error) in failed {
                 var attempts = 1
                 if let row = try Row.fetchOne(current, arguments: [folder, entry.path]) {
                     let rev: Int64 = try row.indexValue("rev", table: Self.table, path: entry.path)
@@ -33,8 +33,8 @@ struct RemoteRetryStore: Sendable {
                 }
                 let due = now.addingTimeInterval(delay(attempts - 1))
                 let json = try IndexValue.jsonText(entry)
-                try put.execute(arguments: [folder, entry.path, entry.rev, json, attempts, due.timeIntervalSince1970, message])
-                try errors.show(folder: folder, path: entry.path, message: message, retryAt: due, in: db)
+                try put.execute(arguments: [folder, entry.path, entry.rev, json, attempts, due.timeIntervalSince1970, error.description])
+                try errors.show(folder: folder, path: entry.path, error: error, retryAt: due, in: db)
             }
         }
     }

@@ -31,15 +31,15 @@ extension JournalStore {
     }
 
     /// Puts a failed attempt back with a retry time, and shows the error.
-    public func reschedule(folder: String, paths: [String], error: String, retryAt: Date) throws {
+    public func reschedule(folder: String, paths: [String], error: DaemonError, retryAt: Date) throws {
         try pool.write { db in
             let update = try db.cachedStatement(sql: """
                 UPDATE journal SET state = 'pending', dirty = 0, attempts = attempts + 1,
                 next_attempt_at = ?, last_error = ? WHERE folder_id = ? AND path = ?
                 """)
             for path in paths {
-                try update.execute(arguments: [retryAt.timeIntervalSince1970, error, folder, path])
-                try errors.show(folder: folder, path: path, message: error, retryAt: retryAt, in: db)
+                try update.execute(arguments: [retryAt.timeIntervalSince1970, error.description, folder, path])
+                try errors.show(folder: folder, path: path, error: error, retryAt: retryAt, in: db)
             }
         }
     }
@@ -58,11 +58,11 @@ extension JournalStore {
     }
 
     /// Gives up on paths (permanent error): the error stays visible until the path changes again.
-    public func fail(folder: String, paths: [String], error: String) throws {
+    public func fail(folder: String, paths: [String], error: DaemonError) throws {
         try pool.write { db in
             let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ?")
             for path in paths {
-                try errors.show(folder: folder, path: path, message: error, retryAt: nil, in: db)
+                try errors.show(folder: folder, path: path, error: error, retryAt: nil, in: db)
                 try delete.execute(arguments: [folder, path])
             }
         }

@@ -115,9 +115,9 @@ struct BatchDownload: Sendable {
         } catch {
             // In place and recorded, only not marked as landed: the next start finds them landed.
             for (entry, _) in placed {
-                let message = RemoteApplier.describe(error)
-                outcome.errors.append((entry.path, message))
-                outcome.failed.append((entry, message))
+                let problem = RemoteApplier.problem(error, path: entry.path)
+                outcome.errors.append((entry.path, problem))
+                outcome.failed.append((entry, problem))
             }
         }
     }
@@ -171,9 +171,9 @@ struct BatchDownload: Sendable {
                     try index.records.restore(folder: folder, path: file.entry.path, local: local, base: base, onlyOver: file.entry.baseRecord)
                     others.append(file.entry)
                 } catch {
-                    let message = RemoteApplier.describe(error)
-                    outcome.errors.append((file.entry.path, message))
-                    outcome.failed.append((file.entry, message))
+                    let problem = RemoteApplier.problem(error, path: file.entry.path)
+                    outcome.errors.append((file.entry.path, problem))
+                    outcome.failed.append((file.entry, problem))
                 }
             }
         }

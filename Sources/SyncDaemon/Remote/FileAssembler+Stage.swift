@@ -17,7 +17,7 @@ extension FileAssembler {
     /// file beside its target, with the entry's size, mode and mtime, without fsync: a
     /// batch of them is made durable with one `syncFileSystem()` before any is recorded
     /// or renamed into place.
-    func stage(_ entry: WireEntry, chunks: [String: [UInt8]]) throws(MaterializeError) -> StagedFile {
+    func stage(_ entry: WireEntry, chunks: [String: [UInt8]]) throws(DaemonError) -> StagedFile {
         let path = entry.path
         let (target, staging, fd) = try openStaging(for: path)
         var keep = false
@@ -27,16 +27,16 @@ extension FileAssembler {
         }
         for hash in entry.chunks {
             guard let bytes = chunks[hash] else {
-                throw MaterializeError(code: .io, path: path, message: "chunk \(hash.prefix(12)) was not fetched")
+                throw DaemonError(.io, "chunk \(hash.prefix(12)) was not fetched", path: path)
             }
             try materializer.writeOrSkip(fd, bytes, path: path)
         }
-        guard ftruncate(fd, off_t(entry.size)) == 0 else { throw MaterializeError.io("set size", path) }
-        guard fchmod(fd, Materializer.safeMode(entry.mode, fallback: 0o644)) == 0 else { throw MaterializeError.io("chmod", path) }
+        guard ftruncate(fd, off_t(entry.size)) == 0 else { throw DaemonError.io("set size", path) }
+        guard fchmod(fd, Materializer.safeMode(entry.mode, fallback: 0o644)) == 0 else { throw DaemonError.io("chmod", path) }
         var times = Materializer.times(mtimeNs: entry.mtimeNs)
-        guard futimens(fd, &times) == 0 else { throw MaterializeError.io("set mtime", path) }
+        guard futimens(fd, &times) == 0 else { throw DaemonError.io("set mtime", path) }
         guard let staged = FileStat.fstat(fd), staged.size == entry.size else {
-            throw MaterializeError(code: .hashMismatch, path: path, message: "assembled size differs from the entry's")
+            throw DaemonError(.hashMismatch, "assembled size differs from the entry's", path: path)
         }
         keep = true
         return StagedFile(entry: entry, target: target, staging: staging, stat: staged)
@@ -44,35 +44,35 @@ extension FileAssembler {
 
     /// A new, empty staging file beside `path`'s target (parents created as needed), open
     /// for writing; the caller closes it, and unlinks it unless it is renamed into place.
-    func openStaging(for path: String) throws(MaterializeError) -> (target: Located, staging: Located, fd: Int32) {
+    func openStaging(for path: String) throws(DaemonError) -> (target: Located, staging: Located, fd: Int32) {
         let target = try materializer.locate(path, create: true)
         let staging = target.sibling(Materializer.stagingName())
         do {
             return (target, staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600))
         } catch {
-            throw MaterializeError(error)
+            throw error
         }
     }
 
     /// One `syncfs(2)` on the folder's file system: everything staged so far is on disk.
-    func syncFileSystem() throws(MaterializeError) {
+    func syncFileSystem() throws(DaemonError) {
         let root: DirectoryHandle
-        do { root = try materializer.folder.openRoot() } catch { throw MaterializeError(error) }
-        guard clinux_syncfs(root.fd) == 0 else { throw MaterializeError.io("syncfs", "") }
+        do { root = try materializer.folder.openRoot() } catch { throw error }
+        guard clinux_syncfs(root.fd) == 0 else { throw DaemonError.io("syncfs", "") }
     }
 
     /// Renames a staged file into the empty place it was planned for; returns what is at
     /// the path now (the staged stat if the user wrote to it in between: its mismatch makes
     /// the next look rehash). Throws `changedMeanwhile` if something is there now.
-    func place(_ staged: StagedFile) throws(MaterializeError) -> FileStat {
+    func place(_ staged: StagedFile) throws(DaemonError) -> FileStat {
         let path = staged.entry.path
         try materializer.checkUnchanged(staged.target, expected: nil)
         guard staged.staging.renameNoReplace(to: staged.target) == 0 else {
-            if errno == ENOENT { throw MaterializeError(code: .changedMeanwhile, path: path, message: "its directory went away") }
-            if errno == EEXIST { throw MaterializeError(code: .changedMeanwhile, path: path, message: "created meanwhile") }
-            throw MaterializeError.io("rename into place", path)
+            if errno == ENOENT { throw DaemonError(.changedMeanwhile, "its directory went away", path: path) }
+            if errno == EEXIST { throw DaemonError(.changedMeanwhile, "created meanwhile", path: path) }
+            throw DaemonError.io("rename into place", path)
         }
-        guard case .found(let final) = staged.target.lstat() else { throw MaterializeError.io("stat", path) }
+        guard case .found(let final) = staged.target.lstat() else { throw DaemonError.io("stat", path) }
         let same = final.inode == staged.stat.inode && final.size == staged.stat.size && final.mtimeNs == staged.stat.mtimeNs
         return same ? final : staged.stat
     }

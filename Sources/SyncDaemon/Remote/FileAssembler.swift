@@ -34,7 +34,7 @@ struct FileAssembler: Sendable {
         var fetched: Int64 = 0
         if let copySource { copied = copy(from: copySource, to: fd, expecting: entry) }
         if !copied {
-            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw MaterializeError.io("truncate", path) }
+            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw DaemonError.io("truncate", path) }
             // Chunks not found locally are fetched up to `lookahead` ahead of the writer
             // (at most that many chunks of ≤ 4 MiB held at once).
             try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
@@ -67,30 +67,30 @@ struct FileAssembler: Sendable {
                             break
                         }
                         guard let (done, data) = try await group.next() else {
-                            throw MaterializeError(code: .io, path: path, message: "chunk \(hash.prefix(12)) was never fetched")
+                            throw DaemonError(.io, "chunk \(hash.prefix(12)) was never fetched", path: path)
                         }
                         inFlight -= 1
                         arrived[done] = data
                         launch(upTo: max(1, lookahead))
                     }
                     guard let bytes, checked || Hashing.sha256Hex(bytes) == hash else {
-                        throw MaterializeError(code: .hashMismatch, path: path, message: "chunk \(hash.prefix(12)) does not match its hash")
+                        throw DaemonError(.hashMismatch, "chunk \(hash.prefix(12)) does not match its hash", path: path)
                     }
                     try materializer.writeOrSkip(fd, bytes, path: path)
                     await progress(Int64(bytes.count))
                 }
             }
             // A file that ends in a hole: its size comes from the entry, not from a write.
-            guard ftruncate(fd, off_t(entry.size)) == 0 else { throw MaterializeError.io("set size", path) }
+            guard ftruncate(fd, off_t(entry.size)) == 0 else { throw DaemonError.io("set size", path) }
         }
         guard fchmod(fd, Materializer.safeMode(entry.mode, fallback: 0o644)) == 0 else {
-            throw MaterializeError.io("chmod", path)
+            throw DaemonError.io("chmod", path)
         }
         var times = Materializer.times(mtimeNs: entry.mtimeNs)
-        guard futimens(fd, &times) == 0 else { throw MaterializeError.io("set mtime", path) }
-        guard fsync(fd) == 0 else { throw MaterializeError.io("fsync", path) }
+        guard futimens(fd, &times) == 0 else { throw DaemonError.io("set mtime", path) }
+        guard fsync(fd) == 0 else { throw DaemonError.io("fsync", path) }
         guard let staged = FileStat.fstat(fd), staged.size == entry.size else {
-            throw MaterializeError(code: .hashMismatch, path: path, message: "assembled size differs from the entry's")
+            throw DaemonError(.hashMismatch, "assembled size differs from the entry's", path: path)
         }
         // Recorded first (an fsync: milliseconds), then the target checked right before the
         // rename: a write by the user during the record is seen, not replaced (the caller
@@ -101,12 +101,12 @@ struct FileAssembler: Sendable {
         // there meanwhile is not replaced (plan again).
         guard (expected == nil ? staging.renameNoReplace(to: target) : staging.rename(to: target)) == 0 else {
             // Its directory went away meanwhile (moved or deleted here): plan again.
-            if errno == ENOENT { throw MaterializeError(code: .changedMeanwhile, path: path, message: "its directory went away") }
-            if errno == EEXIST { throw MaterializeError(code: .changedMeanwhile, path: path, message: "created meanwhile") }
-            throw MaterializeError.io("rename into place", path)
+            if errno == ENOENT { throw DaemonError(.changedMeanwhile, "its directory went away", path: path) }
+            if errno == EEXIST { throw DaemonError(.changedMeanwhile, "created meanwhile", path: path) }
+            throw DaemonError.io("rename into place", path)
         }
         keep = true
-        guard case .found(let final) = target.lstat() else { throw MaterializeError.io("stat", path) }
+        guard case .found(let final) = target.lstat() else { throw DaemonError.io("stat", path) }
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
         let same = final.inode == staged.inode && final.size == staged.size && final.mtimeNs == staged.mtimeNs

@@ -8,20 +8,20 @@ extension Materializer {
     /// directory is removed only when it is empty. `expected`: the file or symlink must
     /// still be what the removal was planned against (a write since then is the user's
     /// new version: it stays, `changedMeanwhile`).
-    func moveToTrash(_ path: String, kind: EntryKind, stamp: String, expected: FileStat? = nil) throws(MaterializeError) {
+    func moveToTrash(_ path: String, kind: EntryKind, stamp: String, expected: FileStat? = nil) throws(DaemonError) {
         let source: Located
         do {
             source = try folder.parent(of: path)
         } catch {
             // Its parent is gone, or is not a directory we may enter: nothing of ours to remove.
-            if case .io(let code) = error.code, code != ENOENT { throw MaterializeError(error) }
+            if error.code == .io, error.errnoValue != ENOENT { throw error }
             return
         }
         if kind == .directory {
             if unlinkat(source.directory.fd, source.name, AT_REMOVEDIR) != 0 {
                 if errno == ENOENT { return }
                 if errno == ENOTEMPTY || errno == EEXIST {
-                    throw MaterializeError(code: .notEmpty, path: path, message: "directory not empty")
+                    throw DaemonError(.notEmpty, "directory not empty", path: path)
                 }
                 throw .io("rmdir", path)
             }
@@ -32,13 +32,13 @@ extension Materializer {
         do {
             try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         } catch {
-            throw MaterializeError(code: .io, path: path, message: "cannot create trash directory: \(error)")
+            throw DaemonError(.io, "cannot create trash directory: \(error)", path: path, underlying: error)
         }
         let destination: Located
         do {
             destination = try FolderRoot(bin).parent(of: path, create: true)
         } catch {
-            throw MaterializeError(code: .io, path: path, message: "cannot create trash directory: \(error)")
+            throw DaemonError(.io, "cannot create trash directory: \(error)", path: path, underlying: error)
         }
         if source.rename(to: destination) == 0 { return }
         if errno == ENOENT { return }
@@ -48,12 +48,12 @@ extension Materializer {
     }
 
     /// The trash is on another file system: copy the file or link, never following it.
-    private func copyAcrossDevices(_ source: Located, to destination: Located) throws(MaterializeError) {
+    private func copyAcrossDevices(_ source: Located, to destination: Located) throws(DaemonError) {
         let path = source.relative
         guard case .found(let stat) = source.lstat() else { return }
         if stat.kind == .symlink {
             let target: String
-            do { target = try source.readLink() } catch { throw MaterializeError(error) }
+            do { target = try source.readLink() } catch { throw error }
             guard symlinkat(target, destination.directory.fd, destination.name) == 0 else { throw .io("copy to trash", path) }
             return
         }
@@ -62,13 +62,13 @@ extension Materializer {
         do {
             input = try source.open(flags: O_RDONLY)
         } catch {
-            throw MaterializeError(error)
+            throw error
         }
         defer { close(input) }
         do {
             output = try destination.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
         } catch {
-            throw MaterializeError(error)
+            throw error
         }
         defer { close(output) }
         try copyBytes(from: input, to: output, path: path)

@@ -19,16 +19,16 @@ struct Materializer: Sendable {
     var root: String { folder.path }
 
     /// Resolves `path`'s parent beneath the root (creating missing directories with `create`).
-    func locate(_ path: String, create: Bool = false) throws(MaterializeError) -> Located {
+    func locate(_ path: String, create: Bool = false) throws(DaemonError) -> Located {
         do {
             return try folder.parent(of: path, create: create)
         } catch {
-            throw MaterializeError(error)
+            throw error
         }
     }
 
     /// What is at `path` now; hashes it only when stat says it changed since `record`.
-    func inspect(_ path: String, record: LocalRecord?) throws(MaterializeError) -> (view: LocalView, stat: FileStat?) {
+    func inspect(_ path: String, record: LocalRecord?) throws(DaemonError) -> (view: LocalView, stat: FileStat?) {
         let (located, lookup) = folder.lookup(path)
         switch lookup {
         case .missing: return (.absent, nil)
@@ -41,13 +41,13 @@ struct Materializer: Sendable {
                 return (LocalView(kind: .directory, contentHash: Hashing.contentHash(chunks: []), mode: Modes.known(stat.mode)), stat)
             case .symlink:
                 let target: String
-                do { target = try located.readLink() } catch { throw MaterializeError(error) }
+                do { target = try located.readLink() } catch { throw error }
                 return (LocalView(kind: .symlink, contentHash: Hashing.sha256Hex(Array(target.utf8))), stat)
             case .file:
                 let mode = Modes.known(stat.mode)
                 if let record, record.matches(stat) { return (LocalView(kind: .file, contentHash: record.contentHash, mode: mode), stat) }
                 let fd: Int32
-                do { fd = try located.open(flags: O_RDONLY) } catch { throw MaterializeError(error) }
+                do { fd = try located.open(flags: O_RDONLY) } catch { throw error }
                 defer { close(fd) }
                 do {
                     return (LocalView(kind: .file, contentHash: try chunker.chunk(fd: fd, path: path).contentHash, mode: mode), stat)
@@ -59,18 +59,18 @@ struct Materializer: Sendable {
     }
 
     /// The target must still be what we planned against (`expected`, nil = absent).
-    func checkUnchanged(_ target: Located, expected: FileStat?) throws(MaterializeError) {
+    func checkUnchanged(_ target: Located, expected: FileStat?) throws(DaemonError) {
         let now: FileStat?
         switch target.lstat() {
         case .missing: now = nil
         case .found(let s): now = s
         case .unsupported, .failed:
-            throw MaterializeError(code: .changedMeanwhile, path: target.relative, message: "changed meanwhile")
+            throw DaemonError(.changedMeanwhile, "changed meanwhile", path: target.relative)
         }
         // A directory's own stat changes when entries inside it change: only its kind matters.
         if let a = now, let b = expected, a.kind == .directory, b.kind == .directory { return }
         guard now == expected else {
-            throw MaterializeError(code: .changedMeanwhile, path: target.relative, message: "changed on disk while downloading")
+            throw DaemonError(.changedMeanwhile, "changed on disk while downloading", path: target.relative)
         }
     }
 
@@ -85,27 +85,27 @@ struct Materializer: Sendable {
 
     /// A directory with exactly the entry's mode (not narrowed by the umask: what the
     /// other side has is what this side keeps, else the difference would travel back).
-    func makeDirectory(_ path: String, mode: UInt32) throws(MaterializeError) -> FileStat {
+    func makeDirectory(_ path: String, mode: UInt32) throws(DaemonError) -> FileStat {
         let target = try locate(path, create: true)
         let wanted = Self.safeMode(mode, fallback: 0o755)
         if mkdirat(target.directory.fd, target.name, wanted) != 0 && errno != EEXIST {
             throw .io("mkdir", path)
         }
         guard case .found(let stat) = target.lstat(), stat.kind == .directory else {
-            throw MaterializeError(code: .changedMeanwhile, path: path, message: "not a directory")
+            throw DaemonError(.changedMeanwhile, "not a directory", path: path)
         }
         guard stat.mode & 0o7777 != UInt32(wanted) else { return stat }
         return try setMode(target, mode: mode)
     }
 
     /// Gives `path` the remote mode, if it is still what was planned (`expected`).
-    func setMode(_ path: String, mode: UInt32, expected: FileStat) throws(MaterializeError) -> FileStat {
+    func setMode(_ path: String, mode: UInt32, expected: FileStat) throws(DaemonError) -> FileStat {
         let target = try locate(path)
         try checkUnchanged(target, expected: expected)
         return try setMode(target, mode: mode)
     }
 
-    private func setMode(_ target: Located, mode: UInt32) throws(MaterializeError) -> FileStat {
+    private func setMode(_ target: Located, mode: UInt32) throws(DaemonError) -> FileStat {
         let wanted = Self.safeMode(mode, fallback: 0o644)
         guard fchmodat(target.directory.fd, target.name, wanted, AT_SYMLINK_NOFOLLOW) == 0 else {
             throw .io("chmod", target.relative)
@@ -118,16 +118,16 @@ struct Materializer: Sendable {
     /// planned): an empty directory is removed (one with files in it stays, and is a
     /// reported error), a file or symlink that a directory replaces goes to the trash.
     /// Returns what is at the path afterwards, as the writers expect it.
-    func makeRoom(at path: String, for kind: EntryKind, expected: FileStat?, stamp: String) throws(MaterializeError) -> FileStat? {
+    func makeRoom(at path: String, for kind: EntryKind, expected: FileStat?, stamp: String) throws(DaemonError) -> FileStat? {
         guard let expected, (expected.kind == .directory) != (kind == .directory) else { return expected }
         let target = try locate(path)
         try checkUnchanged(target, expected: expected)
         if expected.kind == .directory {
             guard unlinkat(target.directory.fd, target.name, AT_REMOVEDIR) == 0 || errno == ENOENT else {
                 if errno == ENOTEMPTY || errno == EEXIST {
-                    throw MaterializeError(
-                        code: .notEmpty, path: path,
-                        message: "the other side replaced this directory by a \(kind.rawValue), and files here are not synced yet; move them away to let it in")
+                    throw DaemonError(
+                        .notEmpty,
+                        "the other side replaced this directory by a \(kind.rawValue), and files here are not synced yet; move them away to let it in", path: path)
                 }
                 throw .io("rmdir", path)
             }
@@ -137,7 +137,7 @@ struct Materializer: Sendable {
         return nil
     }
 
-    func makeSymlink(_ path: String, target linkTarget: String, expected: FileStat?) throws(MaterializeError) -> FileStat {
+    func makeSymlink(_ path: String, target linkTarget: String, expected: FileStat?) throws(DaemonError) -> FileStat {
         let target = try locate(path, create: true)
         let staging = target.sibling(Self.stagingName())
         guard symlinkat(linkTarget, staging.directory.fd, staging.name) == 0 else { throw .io("symlink", path) }
@@ -149,7 +149,7 @@ struct Materializer: Sendable {
         guard renamed == 0 else {
             let e = errno
             unlinkat(staging.directory.fd, staging.name, 0)
-            if e == EEXIST { throw MaterializeError(code: .changedMeanwhile, path: path, message: "created meanwhile") }
+            if e == EEXIST { throw DaemonError(.changedMeanwhile, "created meanwhile", path: path) }
             throw .io("rename", path, e)
         }
         guard case .found(let stat) = target.lstat() else { throw .io("stat", path) }
@@ -170,12 +170,12 @@ struct Materializer: Sendable {
 
     /// Renames a file for a remote move, if it is still what was planned
     /// (`expected`), and gives it the entry's mode and mtime.
-    func move(_ from: String, to: String, expected: FileStat, mode: UInt32, mtimeNs: Int64) throws(MaterializeError) -> FileStat {
+    func move(_ from: String, to: String, expected: FileStat, mode: UInt32, mtimeNs: Int64) throws(DaemonError) -> FileStat {
         let source = try locate(from)
         let target = try locate(to)
         try checkUnchanged(source, expected: expected)
         guard source.renameNoReplace(to: target) == 0 else {
-            if errno == EEXIST { throw MaterializeError(code: .changedMeanwhile, path: to, message: "created meanwhile") }
+            if errno == EEXIST { throw DaemonError(.changedMeanwhile, "created meanwhile", path: to) }
             throw .io("rename", to)
         }
         guard fchmodat(target.directory.fd, target.name, Self.safeMode(mode, fallback: 0o644), AT_SYMLINK_NOFOLLOW) == 0
@@ -189,7 +189,7 @@ struct Materializer: Sendable {
     }
 
     /// Renames `path` to `other` in the folder (conflict copies).
-    func rename(_ path: String, to other: String) throws(MaterializeError) {
+    func rename(_ path: String, to other: String) throws(DaemonError) {
         let source = try locate(path)
         let target = try locate(other, create: true)
         guard source.renameNoReplace(to: target) == 0 else { throw .io("rename to \(other)", path) }

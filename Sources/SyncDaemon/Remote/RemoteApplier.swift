@@ -23,9 +23,9 @@ struct RemoteApplier: Sendable {
     struct Outcome: Sendable {
         /// Local paths to push (conflict copies, local edits that beat remote deletes).
         var pushes: [String] = []
-        var errors: [(path: String, message: String)] = []
+        var errors: [(path: String, error: DaemonError)] = []
         /// Entries that could not be applied now and may be later (kept for a retry).
-        var failed: [(entry: WireEntry, message: String)] = []
+        var failed: [(entry: WireEntry, error: DaemonError)] = []
         /// Entries applied (or found already applied, or skipped by rule), by path and rev.
         var applied: [(path: String, rev: Int64)] = []
         var conflicts = 0
@@ -70,7 +70,8 @@ struct RemoteApplier: Sendable {
                 }
                 valid.append(entry)
             } catch {
-                outcome.errors.append((entry.path, "refused a remote entry: \(error)"))
+                outcome.errors.append(
+                    (entry.path, DaemonError(.invalidPath, "refused a remote entry: \(error)", path: entry.path, underlying: error)))
             }
         }
         // Parents before children when creating; children before parents when deleting.
@@ -133,10 +134,10 @@ struct RemoteApplier: Sendable {
         switch await applyRetrying(entry, device: device, stamp: stamp, into: &outcome) {
         case .applied:
             outcome.applied.append((entry.path, entry.rev))
-        case .failed(let message):
-            outcome.errors.append((entry.path, message))
-            outcome.failed.append((entry, message))
-            logger.warning("cannot apply remote change", metadata: ["path": "\(entry.path)", "error": "\(message)"])
+        case .failed(let error):
+            outcome.errors.append((entry.path, error))
+            outcome.failed.append((entry, error))
+            logger.warning("cannot apply remote change", metadata: ["path": "\(entry.path)", "error": "\(error)"])
         case .later:
             break
         }
@@ -162,40 +163,46 @@ struct RemoteApplier: Sendable {
         return first + live + gone.filter { !firstPaths.contains($0.path) }
     }
 
-    enum EntryResult { case applied, failed(String), later }
+    enum EntryResult { case applied, failed(DaemonError), later }
 
     /// Applies one entry; if the user got in between planning and writing, plans
     /// once more with what is there now.
     private func applyRetrying(_ entry: WireEntry, device: String, stamp: String, into outcome: inout Outcome) async
         -> EntryResult
     {
-        var last = ""
+        var last = DaemonError(.changedMeanwhile, "changed meanwhile", path: entry.path)
         for attempt in 0..<2 {
             do {
                 try await apply(entry, device: device, stamp: stamp, into: &outcome)
                 return .applied
-            } catch let error as MaterializeError where error.code == .changedMeanwhile && attempt == 0 {
-                last = "\(error)"
+            } catch let error as DaemonError where error.code == .changedMeanwhile && attempt == 0 {
+                last = error
                 continue
             } catch let error as RemoteError where error.kind == .transient {
                 outcome.retryLater = error
                 return .later
             } catch {
-                return .failed(Self.describe(error))
+                return .failed(Self.problem(error, path: entry.path))
             }
         }
         return .failed(last)
     }
 
-    /// The message shown for a path that could not be written: a full disk says so.
-    static func describe(_ error: any Error) -> String {
+    /// What is shown for a path that could not be written: a full disk says so.
+    static func problem(_ error: any Error, path: String?) -> DaemonError {
         let full: Bool
         switch error {
-        case let error as MaterializeError: full = error.isDiskFull
+        case let error as DaemonError: full = error.isDiskFull
         case let error as DatabaseError: full = error.resultCode == .SQLITE_FULL
         default: full = false
         }
-        return full ? "disk full: \(error); retried until space is free" : "\(error)"
+        if full { return DaemonError(.diskFull, "disk full: \(error); retried until space is free", path: path, underlying: error) }
+        switch error {
+        case let error as DaemonError: return error
+        case let error as RemoteError: return DaemonError(.server, error.description, path: path, underlying: error)
+        case let error as DatabaseError: return DaemonError(.index, "the index: \(error)", path: path, underlying: error)
+        default: return DaemonError(.io, "\(error)", path: path, underlying: error)
+        }
     }
 
     private func apply(_ entry: WireEntry, device: String, stamp: String, into outcome: inout Outcome) async throws {
@@ -218,7 +225,7 @@ struct RemoteApplier: Sendable {
             let room = try materializer.makeRoom(at: path, for: entry.kind, expected: stat, stamp: stamp)
             try await EntryDownload(applier: self).apply(entry, expected: room, plannedBase: base)
         case .setMode:
-            guard let stat else { throw MaterializeError(code: .changedMeanwhile, path: path, message: "gone meanwhile") }
+            guard let stat else { throw DaemonError(.changedMeanwhile, "gone meanwhile", path: path) }
             var update = IndexUpdate()
             update.bases.append(entry.baseRecord)
             update.locals.append(entry.localRecord(stat: try materializer.setMode(path, mode: entry.mode, expected: stat)))

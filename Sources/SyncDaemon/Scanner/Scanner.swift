@@ -7,17 +7,11 @@ public struct ScannedItem: Sendable, Equatable {
     public var stat: FileStat
 }
 
-public struct ScanError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var errno: Int32
-    public var description: String { "cannot scan \(path): \(String(cString: strerror(errno)))" }
-}
-
 /// What a scan found.
 public struct ScanResult: Sendable {
     public var items: [ScannedItem] = []
     /// Subdirectories that could not be read (the rest of the walk went on).
-    public var errors: [ScanError] = []
+    public var errors: [DaemonError] = []
     /// Names that are not valid UTF-8 (cannot be synced: the protocol's paths are
     /// UTF-8), shown with their odd bytes escaped as \xNN.
     public var undecodableNames: [String] = []
@@ -38,22 +32,27 @@ public struct Scanner: Sendable {
 
     /// Scans `relative` (nil = the root) and everything below it. Unreadable
     /// subdirectories are reported in `errors`, the rest of the walk goes on.
-    public func scan(below relative: String? = nil) throws(ScanError) -> ScanResult {
+    public func scan(below relative: String? = nil) throws(DaemonError) -> ScanResult {
         // Reached beneath the root without following a symlink, like every other path.
         let start: DirectoryHandle
         do {
             start = try FolderRoot(root).openDirectory(relative)
         } catch {
-            throw ScanError(path: relative.map { root + "/" + $0 } ?? root, errno: error.errnoValue)
+            throw Self.unreadable(relative.map { root + "/" + $0 } ?? root, cause: error)
         }
         let fd = dup(start.fd)
-        guard fd >= 0 else { throw ScanError(path: relative.map { root + "/" + $0 } ?? root, errno: errno) }
+        guard fd >= 0 else { throw Self.unreadable(relative.map { root + "/" + $0 } ?? root, cause: SystemCallError(call: "dup", errno: errno)) }
         var result = ScanResult()
         walk(fd: fd, prefix: relative, into: &result)
         return result
     }
 
     static let stagingPrefix = ".syncd-tmp-"
+
+    /// A directory (or an entry in one) the scan could not read.
+    static func unreadable(_ path: String, cause: any Error) -> DaemonError {
+        DaemonError(.unreadableDirectory, "cannot scan \(path): \(cause)", path: path, underlying: cause)
+    }
 
     /// `bytes` with everything outside printable ASCII escaped as \xNN.
     static func escaped(_ bytes: some Sequence<UInt8>) -> String {
@@ -82,7 +81,7 @@ public struct Scanner: Sendable {
             let path = prefix.map { $0 + "/" + name } ?? name
             var st = stat()
             guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
-                if errno != ENOENT { result.errors.append(ScanError(path: path, errno: errno)) }
+                if errno != ENOENT { result.errors.append(Self.unreadable(path, cause: SystemCallError(call: "fstatat", errno: errno))) }
                 continue
             }
             guard let fileStat = FileStat(st) else { continue }
@@ -93,7 +92,7 @@ public struct Scanner: Sendable {
             if isDirectory {
                 let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 if child < 0 {
-                    result.errors.append(ScanError(path: path, errno: errno))
+                    result.errors.append(Self.unreadable(path, cause: SystemCallError(call: "open", errno: errno)))
                     continue
                 }
                 walk(fd: child, prefix: path, into: &result)

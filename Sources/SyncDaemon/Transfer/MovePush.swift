@@ -26,7 +26,9 @@ struct MovePush: Sendable {
         do {
             records = try index.records.read(folder: folder, paths: moves.flatMap { [$0.to, $0.from] })
         } catch {
-            for move in moves { result.settle(move.to, .failed("index read failed: \(error)")) }
+            for move in moves {
+                result.settle(move.to, .failed(DaemonError(.index, "the index could not be read: \(error)", path: move.to, underlying: error)))
+            }
             return result
         }
         var prepared: [(to: String, from: String, change: PreparedChange)] = []

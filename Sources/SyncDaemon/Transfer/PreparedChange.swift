@@ -23,5 +23,5 @@ enum Preparation: Sendable {
     case unchanged(local: LocalRecord?, removeLocalUnder: String?)
     /// Still being written (changed while we read it): try again shortly.
     case unstable
-    case failed(String)
+    case failed(DaemonError)
 }

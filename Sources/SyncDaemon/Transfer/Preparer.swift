@@ -21,13 +21,13 @@ struct Preparer: Sendable {
             guard !tombstones.isEmpty else { return .unchanged(local: nil, removeLocalUnder: path) }
             return .change(tombstones)
         case .unsupported:
-            return .failed("not a regular file, directory or symlink: not synced")
+            return .failed(DaemonError(.unsupportedKind, "not a regular file, directory or symlink: not synced", path: path))
         case .failed(ESTALE):
             // The root is not the directory it was (unmounted, replaced): nothing here is
             // read as deleted or changed; the root check holds sending until it is back.
             return .unstable
         case .failed(let code):
-            return .failed("cannot stat: \(String(cString: strerror(code)))")
+            return .failed(.io("stat", path, code))
         case .found(let stat):
             guard let located else { return .unstable }
             let prepared: Preparation
@@ -93,7 +93,7 @@ struct Preparer: Sendable {
         do {
             target = try located.readLink()
         } catch {
-            return .failed("cannot read link: \(error)")
+            return .failed(DaemonError(error.code, "cannot read link: \(error.message)", path: path, underlying: error.underlying))
         }
         let hash = Hashing.sha256Hex(Array(target.utf8))
         let local = LocalRecord(
@@ -120,11 +120,11 @@ struct Preparer: Sendable {
             fd = try located.open(flags: O_RDONLY)
         } catch {
             // Gone or replaced (by a symlink, too) since the stat: look again shortly.
-            if error.code == .io(ENOENT) || error.code == .symlinkInPath || error.code == .notADirectory { return .unstable }
-            return .failed("cannot open: \(error)")
+            if error.isIO(ENOENT) || error.code == .symlinkInPath || error.code == .notADirectory { return .unstable }
+            return .failed(DaemonError(error.code, "cannot open: \(error.message)", path: path, underlying: error.underlying))
         }
         defer { close(fd) }
-        guard let before = FileStat.fstat(fd) else { return .failed("cannot stat open file") }
+        guard let before = FileStat.fstat(fd) else { return .failed(.io("fstat", path)) }
         guard before.kind == .file else { return .unstable }  // replaced since the stat: look again
         var bytes: [UInt8]? = nil
         let chunked: ChunkedFile
@@ -137,7 +137,7 @@ struct Preparer: Sendable {
                 chunked = try chunker.chunk(fd: fd, path: path)
             }
         } catch {
-            return .failed("\(error)")
+            return .failed(DaemonError(.io, "cannot read: \(error)", path: path, underlying: error))
         }
         // A writer got in while we read: what we hashed may be torn.
         guard let after = FileStat.fstat(fd), after == before, chunked.size == before.size else { return .unstable }

@@ -11,7 +11,7 @@ enum PathFate: Sendable, Equatable {
     /// The server could not be reached (or answered 5xx): again with backoff.
     case transient
     /// Cannot be sent (validation, an unreadable file): shown, and dropped until it changes.
-    case failed(String)
+    case failed(DaemonError)
     /// A delete that waits for `syncctl approve-deletes`.
     case held
     /// Not attempted (it waits for the moves of this batch): back to the journal, due now;

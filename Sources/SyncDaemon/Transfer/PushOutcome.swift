@@ -7,5 +7,5 @@ public enum PushOutcome: Sendable, Equatable {
     /// The server has a different version the base did not know about.
     case conflict(remoteRev: Int64)
     /// Cannot be sent (validation, permission, unreadable file); shown in status.
-    case failed(String)
+    case failed(DaemonError)
 }

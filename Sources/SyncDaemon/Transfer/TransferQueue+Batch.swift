@@ -7,7 +7,7 @@ extension TransferQueue {
         if !unrecorded.isEmpty {
             do {
                 try index.journal.reschedule(
-                    folder: folder, paths: Array(unrecorded), error: "pushed again: its outcome could not be recorded",
+                    folder: folder, paths: Array(unrecorded), error: DaemonError(.notRecorded, "pushed again: its outcome could not be recorded"),
                     retryAt: Date())
                 unrecorded.removeAll()
             } catch {
@@ -139,13 +139,13 @@ extension TransferQueue {
                 logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(held.count)"])
             }
             for (path, fate) in result.fates {
-                guard case .failed(let message) = fate else { continue }
-                try index.journal.fail(folder: folder, paths: [path], error: message)
-                waiters.resolve(path, with: .failed(message))
+                guard case .failed(let error) = fate else { continue }
+                try index.journal.fail(folder: folder, paths: [path], error: error)
+                waiters.resolve(path, with: .failed(error))
             }
             for path in unstable {
                 try index.journal.reschedule(
-                    folder: folder, paths: [path], error: "file is changing while being read; retrying",
+                    folder: folder, paths: [path], error: DaemonError(.changing, "file is changing while being read; retrying"),
                     retryAt: Date().addingTimeInterval(0.2))
                 waiters.promoteNextRun(path)
             }
@@ -154,7 +154,9 @@ extension TransferQueue {
                 offlineError = error
                 for path in transient {
                     let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
-                    try index.journal.reschedule(folder: folder, paths: [path], error: error.description, retryAt: Date().addingTimeInterval(delay))
+                    try index.journal.reschedule(
+                        folder: folder, paths: [path], error: DaemonError(.serverUnreachable, error.description, underlying: error),
+                        retryAt: Date().addingTimeInterval(delay))
                     waiters.promoteNextRun(path)
                 }
             } else if !finished.isEmpty {
@@ -168,15 +170,15 @@ extension TransferQueue {
             // already answered above is not: `resolve` empties its list).
             logger.error("recording push outcome failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
             let paths = ops.map(\.path)
+            let notRecorded = DaemonError(.notRecorded, "cannot record the push: \(error)", underlying: error)
             do {
-                try index.journal.reschedule(
-                    folder: folder, paths: paths, error: "cannot record the push: \(error)", retryAt: Date().addingTimeInterval(5))
+                try index.journal.reschedule(folder: folder, paths: paths, error: notRecorded, retryAt: Date().addingTimeInterval(5))
             } catch {
                 // Tried again before each next batch (their rows stay `running` until then).
                 logger.error("cannot put the ops back in the journal", metadata: ["folder": "\(folder)", "error": "\(error)"])
                 unrecorded.formUnion(paths)
             }
-            for path in paths { waiters.resolve(path, with: .failed("cannot record the push: \(error)")) }
+            for path in paths { waiters.resolve(path, with: .failed(notRecorded)) }
         }
     }
 }

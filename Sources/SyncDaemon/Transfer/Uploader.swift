@@ -39,7 +39,7 @@ struct Uploader: Sendable {
         do {
             records = try index.records.read(folder: folder, paths: paths)
         } catch {
-            for p in paths { result.settle(p, .failed("index read failed: \(error)")) }
+            for p in paths { result.settle(p, .failed(DaemonError(.index, "the index could not be read: \(error)", path: p, underlying: error))) }
             return result
         }
         // 1. Read and hash.
@@ -52,7 +52,7 @@ struct Uploader: Sendable {
                 if let removeUnder { result.update.removedLocals.append(removeUnder) }
                 result.finish(path, .unchanged)
             case .unstable: result.settle(path, .unstable)
-            case .failed(let message): result.settle(path, .failed(message))
+            case .failed(let error): result.settle(path, .failed(error))
             }
         }
         // A vanished directory's tombstones may repeat paths that have ops of their own:
@@ -138,7 +138,8 @@ struct Uploader: Sendable {
                                 path: path, local: records.local[path], base: records.base[path],
                                 liveBelow: { try index.base.live(folder: folder, under: path) })
                         } catch {
-                            preparation = .failed("index read failed: \(error)")
+                            preparation = .failed(
+                                DaemonError(.index, "the index could not be read: \(error)", path: path, underlying: error))
                         }
                         return (path, preparation)
                     }
@@ -155,7 +156,7 @@ struct Uploader: Sendable {
             for p in paths { result.settle(p, .transient) }
             result.transientError = error
         } else {
-            for p in paths { result.settle(p, .failed(error.description)) }
+            for p in paths { result.settle(p, .failed(DaemonError(.rejected, error.message, path: p, underlying: error))) }
         }
     }
 }

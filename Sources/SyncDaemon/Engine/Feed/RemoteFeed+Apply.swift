@@ -18,16 +18,16 @@ extension RemoteFeed {
         let outcome = await applier.apply(
             entries, device: device, ownDeviceId: await remote.deviceId, skip: { rules.skips($0, isDirectory: $1) })
         let retried = Set(outcome.failed.map(\.entry.path))
-        for (path, message) in outcome.errors where !retried.contains(path) {
-            logger.warning("remote change refused", metadata: ["path": "\(path)", "error": "\(message)"])
+        for (path, error) in outcome.errors where !retried.contains(path) {
+            logger.warning("remote change refused", metadata: ["path": "\(path)", "error": "\(error)"])
         }
         do {
             try index.retries.clear(folder: folder, applied: outcome.applied)
             try index.retries.hold(folder: folder, outcome.failed) { attempt in
                 Self.retryBackoff.delay(afterAttempt: attempt, jitter: Double.random(in: 0..<1))
             }
-            for (path, message) in outcome.errors where !retried.contains(path) {
-                try index.errors.show(folder: folder, path: path, message: message)
+            for (path, error) in outcome.errors where !retried.contains(path) {
+                try index.errors.show(folder: folder, path: path, error: error)
             }
             retries = try index.retries.count(folder: folder)
         } catch {

@@ -98,7 +98,7 @@ actor FolderScanner {
     /// Local changes could not be journaled (the state dir's disk full, say): shown, and a
     /// full scan finds them again once the index can be written.
     func journalFailed(_ error: any Error) {
-        problems.journalProblem = "cannot record local changes: \(RemoteApplier.describe(error)); a full scan retries every 5 s"
+        problems.journalProblem = "cannot record local changes: \(RemoteApplier.problem(error, path: nil).message); a full scan retries every 5 s"
         if let due = schedule.journalFailed(at: timers.clock.now) { deadline(due) }
     }
 

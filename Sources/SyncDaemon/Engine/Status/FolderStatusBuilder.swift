@@ -35,29 +35,32 @@ struct FolderStatusBuilder {
     func errors(pathErrors: [PathErrorStatus]) -> [PathErrorStatus] {
         let state = state
         var first: [PathErrorStatus] = []
-        func folderWide(_ message: String, retryAt: Date? = nil) {
-            first.append(PathErrorStatus(path: "", message: message, retryAt: retryAt.map(Self.iso)))
+        func folderWide(_ code: DaemonError.Code, _ message: String, retryAt: Date? = nil) {
+            first.append(PathErrorStatus(path: "", message: message, retryAt: retryAt.map(Self.iso), code: code.rawValue))
         }
         if let offline = facts.offline, offline.isServerStorageFull, state == .error {
-            folderWide("the server's disk is full: \(facts.pending) changes wait and are retried (\(offline))")
+            folderWide(.serverStorageFull, "the server's disk is full: \(facts.pending) changes wait and are retried (\(offline))")
         } else if let feedError = facts.remote.feedError, state == .offline {
-            folderWide("server unreachable: \(feedError.message)", retryAt: feedError.retryAt)
+            folderWide(.serverUnreachable, "server unreachable: \(feedError.message)", retryAt: feedError.retryAt)
         } else if let offline = facts.offline, state == .offline {
-            folderWide("server unreachable: \(offline)")
+            folderWide(.serverUnreachable, "server unreachable: \(offline)")
         }
         if state == .waitingForApproval {
-            folderWide("\(facts.held) deletes wait for approval: run `syncctl approve-deletes \(folder)`")
+            folderWide(.deletesHeld, "\(facts.held) deletes wait for approval: run `syncctl approve-deletes \(folder)`")
         }
-        if let watchError = problems.watchError { folderWide(watchMessage(watchError)) }
-        if let rootTrouble = problems.rootTrouble { folderWide(rootTrouble) }
-        if let journalProblem = problems.journalProblem { folderWide(journalProblem) }
+        if let watchError = problems.watchError { folderWide(.watch, watchMessage(watchError)) }
+        if let rootTrouble = problems.rootTrouble { folderWide(.rootUnavailable, rootTrouble) }
+        if let journalProblem = problems.journalProblem { folderWide(.notRecorded, journalProblem) }
         var errors = first + pathErrors
-        for message in problems.nameProblems.values.sorted() { errors.append(PathErrorStatus(path: "", message: message, retryAt: nil)) }
+        for message in problems.nameProblems.values.sorted() {
+            errors.append(PathErrorStatus(path: "", message: message, retryAt: nil, code: DaemonError.Code.invalidName.rawValue))
+        }
         for (name, message) in problems.undecodableNames.sorted(by: { $0.key < $1.key }) {
-            errors.append(PathErrorStatus(path: name, message: message, retryAt: nil))
+            errors.append(PathErrorStatus(path: name, message: message, retryAt: nil, code: DaemonError.Code.invalidName.rawValue))
         }
         if let problem = problems.ignoreFileProblem {
-            errors.append(PathErrorStatus(path: IgnoreRules.fileName, message: problem, retryAt: nil))
+            errors.append(
+                PathErrorStatus(path: IgnoreRules.fileName, message: problem, retryAt: nil, code: DaemonError.Code.ignoreFile.rawValue))
         }
         return errors
     }
