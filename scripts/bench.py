@@ -1041,6 +1041,126 @@ def bench_big_file(ctx):
         shutil.rmtree(src_dir, ignore_errors=True)
 
 
+def latency_sample(feed, path, line, writer=None):
+    """Appends `line` to `path` (through `writer` when the file is kept open) while a
+    long-poll waits on the server; the seconds until that long-poll returned with the
+    new revision, or None when it returned without it (woken by something else)."""
+    env = feed.env
+    name = os.path.relpath(path, env.folder)
+    cursor = feed.cursor
+    old_rev = feed.entries[name]["rev"]
+    box = {}
+
+    def waiter():
+        try:
+            page = env.changes(cursor, wait=10, timeout=20)
+            box["t"] = now()
+            box["page"] = page
+        except Exception as e:  # noqa: BLE001 - reported below
+            box["t"] = now()
+            box["error"] = e
+    th = threading.Thread(target=waiter, daemon=True)
+    th.start()
+    time.sleep(0.15)  # the long-poll is now held by the server
+    if "t" in box:
+        raise BenchError(f"the long-poll returned before the write: {box}")
+    t0 = now()
+    if writer is not None:
+        # still open for writing: no IN_CLOSE_WRITE, the settle timer decides
+        writer.write(line)
+        writer.flush()
+    else:
+        with open(path, "a") as f:
+            f.write(line)
+    th.join(15)
+    if th.is_alive() or "error" in box:
+        raise BenchError(f"long-poll failed: {box.get('error', 'no answer in 15 s')}")
+    page = box["page"]
+    feed._apply(page)
+    if not [e for e in page["entries"] if e["path"] == name and e["rev"] > old_rev]:
+        return None
+    return box["t"] - t0
+
+
+def busy_latency_sample(feed, path, line, timeout=30):
+    """Appends `line` to `path` while other commits stream into the feed; the seconds
+    until the feed (followed with chained long-polls, each answered at the next commit)
+    shows the new revision of `path`."""
+    env = feed.env
+    name = os.path.relpath(path, env.folder)
+    feed.poll()
+    old_rev = feed.entries[name]["rev"]
+    t0 = now()
+    with open(path, "a") as f:
+        f.write(line)
+    while now() - t0 < timeout:
+        page = env.changes(feed.cursor, wait=10, timeout=20)
+        t = now()
+        feed._apply(page)
+        if feed.entries[name]["rev"] > old_rev:
+            return t - t0
+    raise BenchError(f"the edit of {name} was not seen in {timeout} s")
+
+
+def bench_latency_bulk(ctx, samples=12):
+    """A one-line edit while a bulk push is in flight on the same device (issue 9 point 6):
+    a 1 GiB file being uploaded, then 10,000 small files being pushed."""
+    name = "latency-bulk"
+    env = ctx.env(name)
+    try:
+        env.start_server()
+        path = os.path.join(env.folder, "log.txt")
+        with open(path, "w") as f:
+            f.write("first line\n")
+        src_dir = tempfile.mkdtemp(prefix="syncd-bench-bigsrc-", dir=ctx.args.tmp)
+        ctx.trash.append(src_dir)
+        source = os.path.join(src_dir, "big.src")
+        make_big_source(source)
+        env.start_daemon()
+        feed = Feed(env)
+        feed.wait(lambda fd: "log.txt" in fd.entries, 60, "log.txt")
+        env.wait_idle(60)
+        feed.poll()
+        wait_quiet(ctx, name)
+        payloads = small_payloads()
+        for what, start, done in [
+            ("1 GiB file being uploaded",
+             lambda r: copy_into(source, os.path.join(env.folder, f"big{r}.bin")),
+             lambda r: f"big{r}.bin" in feed.entries),
+            ("10,000 x 4 KiB being pushed",
+             lambda r: (os.mkdir(os.path.join(env.folder, f"bulk{r}")), write_small_files(os.path.join(env.folder, f"bulk{r}"), payloads)),
+             lambda r: sum(1 for p in feed.entries if p.startswith(f"bulk{r}/")) >= len(payloads)),
+        ]:
+            lat, rounds, i = [], 0, 0
+            while len(lat) < samples and rounds < 4:
+                rounds += 1
+                start(rounds)
+                # The daemon has picked the bulk work up (it is pending or on its way).
+                deadline = now() + 60
+                while env.folder_status()["state"] == "idle" and now() < deadline:
+                    time.sleep(POLL)
+                while len(lat) < samples:
+                    i += 1
+                    took = busy_latency_sample(feed, path, f"line {i} {time.time()}\n")
+                    if done(rounds):
+                        break  # the bulk work finished meanwhile: not a sample under load
+                    lat.append(took)
+                    time.sleep(0.1)
+                env.wait_idle(600)
+                feed.poll()
+            if not lat:
+                raise BenchError(f"no sample taken while {what}")
+            ctx.add(name, f"append one line while {what} -> revision seen (median of {len(lat)})", "s", lat,
+                    "<= 0.05 s p50")
+            ctx.add(name, f"same, p90 of {len(lat)}", "s", [percentile(lat, 90)], "<= 0.2 s p99")
+            log(f"{name}: {what}: median {statistics.median(lat) * 1000:.1f} ms, "
+                f"p90 {percentile(lat, 90) * 1000:.1f} ms, max {max(lat) * 1000:.1f} ms, n={len(lat)}")
+    except Exception:
+        ctx.failures.append((name, traceback.format_exc(), tail(env.daemon_log)))
+    finally:
+        ctx.done(env)
+
+
 def bench_latency(ctx, samples=30, keep_open=False):
     name = "latency-open" if keep_open else "latency"
     env = ctx.env(name)
@@ -1064,46 +1184,16 @@ def bench_latency(ctx, samples=30, keep_open=False):
             i += 1
             if i > samples * 2:
                 raise BenchError(f"only {len(lat)} of {samples} latency samples after {i - 1} tries")
-            cursor = feed.cursor
-            old_rev = feed.entries["log.txt"]["rev"]
-            box = {}
-
-            def waiter():
-                try:
-                    page = env.changes(cursor, wait=10, timeout=20)
-                    box["t"] = now()
-                    box["page"] = page
-                except Exception as e:  # noqa: BLE001 - reported below
-                    box["t"] = now()
-                    box["error"] = e
-            th = threading.Thread(target=waiter, daemon=True)
-            th.start()
-            time.sleep(0.15)  # the long-poll is now held by the server
-            if "t" in box:
-                raise BenchError(f"the long-poll returned before the write: {box}")
-            t0 = now()
-            if keep_open:
-                # still open for writing: no IN_CLOSE_WRITE, the settle timer decides
-                if writer is None:
-                    writer = open(path, "a")
-                writer.write(f"line {i} {time.time()}\n")
-                writer.flush()
-            else:
-                with open(path, "a") as f:
-                    f.write(f"line {i} {time.time()}\n")
-            th.join(15)
-            if th.is_alive() or "error" in box:
-                raise BenchError(f"long-poll failed: {box.get('error', 'no answer in 15 s')}")
-            page = box["page"]
-            hit = [e for e in page["entries"] if e["path"] == "log.txt" and e["rev"] > old_rev]
-            feed._apply(page)
-            if not hit:
+            if keep_open and writer is None:
+                writer = open(path, "a")
+            took = latency_sample(feed, path, f"line {i} {time.time()}\n", writer)
+            if took is None:
                 # woken by something else, or the 10 s wait expired: not a sample
                 misses += 1
                 feed.poll()
                 env.wait_idle(30)
                 continue
-            lat.append(box["t"] - t0)
+            lat.append(took)
             env.wait_idle(30)
             time.sleep(0.2)
         check_foreign(ctx, mon, name)
@@ -1453,6 +1543,7 @@ SCENARIOS = {
     "receive-big": bench_receive_big,
     "latency": bench_latency,
     "latency-open": lambda ctx: bench_latency(ctx, samples=15, keep_open=True),
+    "latency-bulk": bench_latency_bulk,
     "scan-100k": bench_scan,
     "watch-10k": bench_watch,
     "noop-rescan": bench_noop,

@@ -14,6 +14,8 @@ extension TransferQueue {
                 return false
             }
         }
+        // An express batch still on its way finishes first: its commit may be in the outbox.
+        await expressDrained()
         guard await replayOutbox() else {
             // The server is away: try again after a backoff (new pushes wait behind it).
             replayRound += 1
@@ -33,10 +35,12 @@ extension TransferQueue {
         running.formUnion(ops.map(\.path))
         batchesPushed += 1
         let started = ContinuousClock.now
+        openExpressLane()
         let result =
             ops.contains { $0.moveFrom != nil }
             ? await MovePush(uploader: uploader).push(ops)
             : await uploader.push(ops, mayDelete: { count in await self.mayDelete(count) })
+        closeExpressLane()
         record(result, ops: ops)
         running.subtract(ops.map(\.path))
         if !result.conflicts.isEmpty, let conflictHandler {
@@ -111,7 +115,7 @@ extension TransferQueue {
         return true
     }
 
-    private func record(_ result: PushBatchResult, ops: [JournalOp]) {
+    func record(_ result: PushBatchResult, ops: [JournalOp]) {
         let attempts = Dictionary(ops.map { ($0.path, $0.attempts) }, uniquingKeysWith: { a, _ in a })
         var result = result
         // An op the batch gave no fate (none should be left so) is looked at again shortly.

@@ -27,6 +27,15 @@ public actor TransferQueue {
     var replayFailures: [String: Int] = [:]
     static let replayFailureLimit = 10
     private var wake: AsyncStream<Void>.Continuation?
+    /// The express lane (see `TransferQueue+Express`): open while a bulk batch is in flight,
+    /// for changes journaled since this moment.
+    var expressSince: Date?
+    var expressInFlight = false
+    var expressDrainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Candidates the express lane turned down during this bulk batch (too big, a delete).
+    var expressRefused: Set<String> = []
+    private var expressWake: AsyncStream<Void>.Continuation?
+    public internal(set) var expressBatchesPushed = 0
     private(set) var paused = false
     /// The last transient error, while the server is unreachable.
     var offlineError: RemoteError?
@@ -52,6 +61,7 @@ public actor TransferQueue {
         guard !paths.isEmpty else { return }
         try index.journal.enqueue(folder: folder, paths: paths, moves: moves, delay: delay)
         wake?.yield()
+        expressWake?.yield()
     }
 
     /// Journals several requests in one transaction.
@@ -59,6 +69,7 @@ public actor TransferQueue {
         guard requests.contains(where: { !$0.paths.isEmpty }) else { return }
         try index.journal.enqueue(folder: folder, requests: requests)
         wake?.yield()
+        expressWake?.yield()
     }
 
     /// Journals a push of `path` and waits for its outcome.
@@ -67,6 +78,7 @@ public actor TransferQueue {
         return await withCheckedContinuation { continuation in
             waiters.add(continuation, for: path, afterCurrentRun: runningNow.contains(path) || running.contains(path))
             wake?.yield()
+            expressWake?.yield()
         }
     }
 
@@ -89,6 +101,27 @@ public actor TransferQueue {
     /// The worker loop; returns when the task is cancelled (graceful shutdown).
     /// Work not finished stays in the journal.
     public func run() async {
+        let (express, expressContinuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        expressWake = expressContinuation
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.runExpress(express) }
+            await runBulk()
+            expressContinuation.finish()
+            group.cancelAll()
+        }
+    }
+
+    /// Opens the express lane for changes journaled from now on (a bulk batch was claimed).
+    func openExpressLane() {
+        expressSince = Date()
+        expressRefused = []
+        expressWake?.yield()
+    }
+
+    func closeExpressLane() { expressSince = nil }
+
+    /// The bulk lane: batches of up to `batchLimit` ops, one after the other.
+    private func runBulk() async {
         let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         wake = continuation
         defer { continuation.finish() }

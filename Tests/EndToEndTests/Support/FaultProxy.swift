@@ -193,7 +193,8 @@ final class FaultProxy: Sendable {
         while true {
             let n = recv(connection.client, &buffer, buffer.count, 0)
             if n <= 0 { break }
-            recent = Array((recent + buffer[0..<n]).suffix(1 << 20))
+            // The new bytes, and enough of the old ones to find a marker split across reads.
+            recent = Array(recent.suffix(Self.maxMarkerBytes - 1)) + buffer[0..<n]
             let armed = state.withLock { state -> Bool in
                 guard let marker = state.marker, Self.contains(recent, marker) else { return false }
                 state.marker = nil
@@ -238,8 +239,24 @@ final class FaultProxy: Sendable {
         return true
     }
 
+    /// Markers are at most this long.
+    static let maxMarkerBytes = 256
+
     private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { start in haystack[start..<(start + needle.count)].elementsEqual(needle) }
+        guard !needle.isEmpty, needle.count <= maxMarkerBytes, haystack.count >= needle.count else { return false }
+        return haystack.withUnsafeBufferPointer { h in
+            needle.withUnsafeBufferPointer { n in
+                let last = h.count - n.count
+                var start = 0
+                while start <= last {
+                    // The next place the first byte occurs, then the rest compared in one go.
+                    guard let hit = memchr(h.baseAddress! + start, Int32(n[0]), last - start + 1) else { return false }
+                    start = h.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(h.baseAddress! + start, n.baseAddress!, n.count) == 0 { return true }
+                    start += 1
+                }
+                return false
+            }
+        }
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The express lane (issue 9 point 6): while the bulk lane pushes a batch, small changes
+/// journaled after that batch was claimed are pushed beside it, in batches of their own.
+///
+/// The two lanes never hold the same path (a claim takes only `pending` rows), and an
+/// express batch only runs while a bulk batch is in flight: the bulk lane waits for it to
+/// finish before its next round, so the commit outbox is never replayed while one of its
+/// commits is still on its way.
+extension TransferQueue {
+    /// Runs express batches whenever woken while a bulk batch is in flight; returns when cancelled.
+    func runExpress(_ signals: AsyncStream<Void>) async {
+        for await _ in signals {
+            while !Task.isCancelled, !paused, let since = expressSince {
+                guard await runOneExpressBatch(since: since) else { break }
+            }
+        }
+    }
+
+    /// Returns once no express batch is in flight.
+    func expressDrained() async {
+        guard expressInFlight else { return }
+        await withCheckedContinuation { expressDrainWaiters.append($0) }
+    }
+
+    /// Claims and pushes one express batch; false when nothing qualified.
+    private func runOneExpressBatch(since: Date) async -> Bool {
+        let candidates: [String]
+        do {
+            candidates = try index.journal.expressCandidates(folder: folder, since: since, limit: ExpressLane.candidateLimit)
+        } catch {
+            logger.error("journal read failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            return false
+        }
+        var chosen: [String] = []
+        for path in candidates where !expressRefused.contains(path) && chosen.count < ExpressLane.batchLimit {
+            if ExpressLane.admits(uploader.preparer.folder.lstat(path)) {
+                chosen.append(path)
+            } else {
+                expressRefused.insert(path)
+            }
+        }
+        guard !chosen.isEmpty else { return false }
+        let ops: [JournalOp]
+        do { ops = try index.journal.claim(folder: folder, paths: chosen) } catch {
+            logger.error("journal claim failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            return false
+        }
+        guard !ops.isEmpty else { return false }
+        expressInFlight = true
+        defer {
+            expressInFlight = false
+            let waiting = expressDrainWaiters
+            expressDrainWaiters = []
+            for waiter in waiting { waiter.resume() }
+        }
+        running.formUnion(ops.map(\.path))
+        expressBatchesPushed += 1
+        let started = ContinuousClock.now
+        let result = await uploader.push(ops, mayDelete: { count in await self.mayDelete(count) })
+        record(result, ops: ops)
+        running.subtract(ops.map(\.path))
+        if !result.conflicts.isEmpty, let conflictHandler { await conflictHandler(result.conflicts) }
+        logger.debug(
+            "pushed express batch",
+            metadata: [
+                "folder": "\(folder)", "ops": "\(ops.count)", "committed": "\(result.update.bases.count)",
+                "took": "\(ContinuousClock.now - started)",
+            ])
+        return true
+    }
+}

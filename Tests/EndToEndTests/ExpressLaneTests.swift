@@ -1,0 +1,76 @@
+import Foundation
+import SyncClient
+import SyncCore
+import Synchronization
+import Testing
+import TestSupport
+
+@testable import SyncDaemon
+
+/// A small edit does not wait behind a bulk push (issue 9 point 6): while the commit of a
+/// big file is held at the proxy, a small file written meanwhile is committed beside it.
+/// Without the express lane the small file's push waits behind the held commit (which the
+/// client gives up on after ~10 s, and sends again: then both go in, one after the other).
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct ExpressLaneTests {
+    @Test func aSmallEditIsCommittedWhileABigFilesCommitIsHeld() async throws {
+        let rig = try await QueueWaiterTests.Rig.start("express-lane")
+        defer { rig.stop() }
+        let runner = Task { await rig.queue.run() }
+        defer { runner.cancel() }
+        // The big file's commit reaches the proxy and is held there until released.
+        let gate = DispatchSemaphore(value: 0)
+        let held = Atomic<Bool>(false)
+        defer { gate.signal() }
+        rig.proxy.beforeForwarding(requestContaining: "\"big.bin\"") {
+            held.store(true, ordering: .sequentiallyConsistent)
+            gate.wait()
+        }
+        try writeFile(rig.folder + "/big.bin", String(repeating: "0123456789abcdef", count: 1 << 12))
+        try await rig.queue.enqueue(["big.bin"])
+        try await eventually("the big file's commit is held at the proxy", timeout: .seconds(60)) { held.load(ordering: .sequentiallyConsistent) }
+
+        // A small edit now: committed while the bulk batch is still waiting for its reply.
+        try writeFile(rig.folder + "/note.txt", "one line")
+        let small = Task { try await rig.queue.push("note.txt") }
+        let answered = Task {
+            try await eventually("the small edit is committed beside the held push", timeout: .seconds(30)) {
+                try rig.index.base.record(folder: "docs", path: "note.txt") != nil
+            }
+        }
+        do { try await answered.value } catch { Issue.record("\(error)") }
+        #expect(await rig.queue.expressBatchesPushed >= 1)
+        #expect(try rig.index.base.record(folder: "docs", path: "big.bin") == nil, "the big file was not held: nothing was tested")
+
+        // Released: the big file is committed too, and the small edit's waiter has its answer.
+        gate.signal()
+        guard case .committed = try await small.value else {
+            Issue.record("the small edit was not committed")
+            return
+        }
+        try await eventually("the big file is committed", timeout: .seconds(60)) {
+            try rig.index.base.record(folder: "docs", path: "big.bin") != nil
+        }
+        let client = rig.server.client(credential: rig.credential)
+        let live = try await client.changes(folder: "docs", since: 0, limit: 10).entries.filter { !$0.deleted }.map(\.path)
+        #expect(Set(live) == ["big.bin", "note.txt"])
+        try await eventually("the journal is empty") { try rig.index.journal.pendingCount(folder: "docs") == 0 }
+        #expect(try rig.index.outbox.contents(folder: "docs").commits.isEmpty)
+    }
+
+    /// What may take the express lane: small files, directories, symlinks; not big files,
+    /// deletes or what cannot be read.
+    @Test func theLaneAdmitsOnlySmallThings() {
+        func stat(_ kind: EntryKind, size: Int64) -> FileStat.Lookup {
+            .found(FileStat(kind: kind, inode: 1, size: size, mtimeNs: 0, ctimeNs: 0, mode: 0o644))
+        }
+        #expect(ExpressLane.admits(stat(.file, size: 1)))
+        #expect(ExpressLane.admits(stat(.file, size: ExpressLane.maxFileBytes)))
+        #expect(!ExpressLane.admits(stat(.file, size: ExpressLane.maxFileBytes + 1)))
+        #expect(ExpressLane.admits(stat(.directory, size: 0)))
+        #expect(ExpressLane.admits(stat(.symlink, size: 0)))
+        #expect(!ExpressLane.admits(.missing))
+        #expect(!ExpressLane.admits(.unsupported))
+        #expect(!ExpressLane.admits(.failed(errno: EACCES)))
+    }
+}
