@@ -180,9 +180,10 @@ class Env:
     # -- daemon ------------------------------------------------------------
 
     def write_daemon_config(self):
+        level = os.environ.get("BENCH_LOG_LEVEL", "info")  # "debug" to see each batch in the log
         with open(self.daemon_conf, "w") as f:
             f.write(f'[daemon]\nstate_dir = "{self.state_dir}"\ncontrol_socket = "{self.sock}"\n'
-                    f'log_level = "info"\n'
+                    f'log_level = "{level}"\n'
                     f'[server]\nurl = "{self.url}"\ncredential_file = "{self.cred_file}"\n'
                     f'[[folder]]\nid = "{FOLDER}"\npath = "{self.folder}"\n')
 

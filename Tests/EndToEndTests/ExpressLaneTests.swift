@@ -57,20 +57,4 @@ struct ExpressLaneTests {
         try await eventually("the journal is empty") { try rig.index.journal.pendingCount(folder: "docs") == 0 }
         #expect(try rig.index.outbox.contents(folder: "docs").commits.isEmpty)
     }
-
-    /// What may take the express lane: small files, directories, symlinks; not big files,
-    /// deletes or what cannot be read.
-    @Test func theLaneAdmitsOnlySmallThings() {
-        func stat(_ kind: EntryKind, size: Int64) -> FileStat.Lookup {
-            .found(FileStat(kind: kind, inode: 1, size: size, mtimeNs: 0, ctimeNs: 0, mode: 0o644))
-        }
-        #expect(ExpressLane.admits(stat(.file, size: 1)))
-        #expect(ExpressLane.admits(stat(.file, size: ExpressLane.maxFileBytes)))
-        #expect(!ExpressLane.admits(stat(.file, size: ExpressLane.maxFileBytes + 1)))
-        #expect(ExpressLane.admits(stat(.directory, size: 0)))
-        #expect(ExpressLane.admits(stat(.symlink, size: 0)))
-        #expect(!ExpressLane.admits(.missing))
-        #expect(!ExpressLane.admits(.unsupported))
-        #expect(!ExpressLane.admits(.failed(errno: EACCES)))
-    }
 }

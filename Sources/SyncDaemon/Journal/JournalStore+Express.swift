@@ -4,21 +4,28 @@ import GRDB
 /// The express lane's side of the journal (see `TransferQueue+Express`): plain changes
 /// journaled after a bulk batch was claimed, claimed by path.
 extension JournalStore {
-    /// Ready ops journaled at or after `since` that are not moves, newest first: during a
-    /// burst (a 10,000-file copy still being journaled), the edit made last goes first; the
-    /// bulk lane takes the rest in order.
-    func expressCandidates(folder: String, since: Date, limit: Int, now: Date = Date()) throws -> [String] {
+    /// Ready ops journaled at or after `since` that are not moves: first the edits of paths
+    /// already in sync, then new paths, each newest first. A burst (a 10,000-file copy still
+    /// being journaled) is mostly new files arriving after the edit a person just saved: it
+    /// must not bury that edit. The bulk lane takes everything in order anyway.
+    func expressCandidates(folder: String, since: Date, limit: Int, now: Date = Date()) throws
+        -> [(path: String, synced: Bool)]
+    {
         try pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT path FROM journal
-                    WHERE folder_id = ? AND state = 'pending' AND next_attempt_at <= ? AND enqueued_at >= ?
-                        AND move_from IS NULL
-                    ORDER BY enqueued_at DESC LIMIT ?
+                    SELECT j.path, b.path IS NOT NULL AS synced FROM journal j
+                    LEFT JOIN base b ON b.folder_id = j.folder_id AND b.path = j.path AND b.deleted = 0
+                    WHERE j.folder_id = ? AND j.state = 'pending' AND j.next_attempt_at <= ? AND j.enqueued_at >= ?
+                        AND j.move_from IS NULL
+                    ORDER BY synced DESC, j.enqueued_at DESC LIMIT ?
                     """,
                 arguments: [folder, now.timeIntervalSince1970, since.timeIntervalSince1970, limit]
-            ).map { row in try row.indexValue("path", table: Self.table) }
+            ).map { row in
+                let path: String = try row.indexValue("path", table: Self.table)
+                return (path, try row.indexValue("synced", table: Self.table, path: path))
+            }
         }
     }
 

@@ -6,10 +6,32 @@
 /// and only small ones: a regular file of at most `maxFileBytes`, a directory, a symlink.
 struct ExpressLane: Sendable {
     static let maxFileBytes: Int64 = 1 << 20
-    /// At most this many paths per express batch.
+    /// At most this many paths per express batch, of which at most `newPathsPerBatch` are
+    /// new (not in sync yet): a burst of new files (a copy still being journaled) would
+    /// otherwise fill every express batch, and an edit would wait for one to finish.
     static let batchLimit = 32
+    static let newPathsPerBatch = 4
     /// Candidates looked at per round (those refused are remembered for the bulk batch's life).
     static let candidateLimit = 128
+
+    /// The paths of one express batch, from the candidates in the order given (edits of
+    /// synced paths first): those `admits` turns down are added to `refused`.
+    static func choose(
+        _ candidates: [(path: String, synced: Bool)], refused: inout Set<String>, lookup: (String) -> FileStat.Lookup
+    ) -> [String] {
+        var chosen: [String] = []
+        var new = 0
+        for candidate in candidates where !refused.contains(candidate.path) && chosen.count < batchLimit {
+            if !candidate.synced && new >= newPathsPerBatch { continue }
+            guard admits(lookup(candidate.path)) else {
+                refused.insert(candidate.path)
+                continue
+            }
+            chosen.append(candidate.path)
+            if !candidate.synced { new += 1 }
+        }
+        return chosen
+    }
 
     /// Whether what is at the path now may go in the express lane.
     static func admits(_ lookup: FileStat.Lookup) -> Bool {

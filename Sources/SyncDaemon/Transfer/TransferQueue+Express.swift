@@ -25,21 +25,15 @@ extension TransferQueue {
 
     /// Claims and pushes one express batch; false when nothing qualified.
     private func runOneExpressBatch(since: Date) async -> Bool {
-        let candidates: [String]
+        let candidates: [(path: String, synced: Bool)]
         do {
             candidates = try index.journal.expressCandidates(folder: folder, since: since, limit: ExpressLane.candidateLimit)
         } catch {
             logger.error("journal read failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
             return false
         }
-        var chosen: [String] = []
-        for path in candidates where !expressRefused.contains(path) && chosen.count < ExpressLane.batchLimit {
-            if ExpressLane.admits(uploader.preparer.folder.lstat(path)) {
-                chosen.append(path)
-            } else {
-                expressRefused.insert(path)
-            }
-        }
+        let root = uploader.preparer.folder
+        let chosen = ExpressLane.choose(candidates, refused: &expressRefused) { root.lstat($0) }
         guard !chosen.isEmpty else { return false }
         let ops: [JournalOp]
         do { ops = try index.journal.claim(folder: folder, paths: chosen) } catch {

@@ -1,0 +1,45 @@
+import Glibc
+import SyncCore
+import Testing
+
+@testable import SyncDaemon
+
+/// Which changes the express lane takes (pure; the lane itself is tested end to end in
+/// EndToEndTests/ExpressLaneTests).
+struct ExpressLaneChoiceTests {
+    /// What may take the express lane: small files, directories, symlinks; not big files,
+    /// deletes or what cannot be read.
+    @Test func theLaneAdmitsOnlySmallThings() {
+        func stat(_ kind: EntryKind, size: Int64) -> FileStat.Lookup {
+            .found(FileStat(kind: kind, inode: 1, size: size, mtimeNs: 0, ctimeNs: 0, mode: 0o644))
+        }
+        #expect(ExpressLane.admits(stat(.file, size: 1)))
+        #expect(ExpressLane.admits(stat(.file, size: ExpressLane.maxFileBytes)))
+        #expect(!ExpressLane.admits(stat(.file, size: ExpressLane.maxFileBytes + 1)))
+        #expect(ExpressLane.admits(stat(.directory, size: 0)))
+        #expect(ExpressLane.admits(stat(.symlink, size: 0)))
+        #expect(!ExpressLane.admits(.missing))
+        #expect(!ExpressLane.admits(.unsupported))
+        #expect(!ExpressLane.admits(.failed(errno: EACCES)))
+    }
+
+    /// Edits of synced paths first, at most a few new paths per batch (a burst of new files
+    /// must not fill the lane), and what is turned down is remembered.
+    @Test func aBatchTakesEditsFirstAndFewNewPaths() {
+        let small = FileStat.Lookup.found(FileStat(kind: .file, inode: 1, size: 10, mtimeNs: 0, ctimeNs: 0, mode: 0o644))
+        let big = FileStat.Lookup.found(FileStat(kind: .file, inode: 2, size: 5 << 20, mtimeNs: 0, ctimeNs: 0, mode: 0o644))
+        let candidates = [("log.txt", true), ("big.iso", true)] + (0..<10).map { ("new\($0)", false) }
+        var refused: Set<String> = []
+        var looked: [String] = []
+        let chosen = ExpressLane.choose(candidates.map { (path: $0.0, synced: $0.1) }, refused: &refused) { path in
+            looked.append(path)
+            return path == "big.iso" ? big : small
+        }
+        #expect(chosen == ["log.txt"] + (0..<ExpressLane.newPathsPerBatch).map { "new\($0)" })
+        #expect(refused == ["big.iso"])
+        // Turned down once, not looked at again during this bulk batch.
+        looked = []
+        _ = ExpressLane.choose([(path: "big.iso", synced: true)], refused: &refused) { looked.append($0); return big }
+        #expect(looked.isEmpty)
+    }
+}
