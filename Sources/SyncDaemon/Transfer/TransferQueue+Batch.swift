@@ -62,57 +62,15 @@ extension TransferQueue {
         return true
     }
 
-    /// Sends the commits of the outbox again (see `OutboxStore`) and records what the
-    /// server did with them, before any new push is prepared against the index.
-    /// False while one cannot be sent.
+    /// Sends the commits of the outbox again and records what the server did with them,
+    /// before any new push is prepared against the index. False while one cannot be sent.
     func replayOutbox() async -> Bool {
-        let outbox: OutboxStore.Contents
-        do { outbox = try index.outbox.contents(folder: folder) } catch {
-            logger.error("cannot read the commit outbox", metadata: ["folder": "\(folder)", "error": "\(error)"])
-            return false
-        }
-        if !outbox.unreadable.isEmpty {
-            // A row no release can read blocks nothing: set aside (logged); its paths' ops
-            // push them afresh (a conflict of identical content is adopted).
-            for row in outbox.unreadable {
-                logger.error(
-                    "dropping an unreadable commit outbox row",
-                    metadata: ["folder": "\(folder)", "commit": "\(row.id)", "error": "\(row.error)"])
-            }
-            do { try index.outbox.drop(folder: folder, ids: outbox.unreadable.map { $0.id }) } catch {
-                logger.error("cannot drop it", metadata: ["folder": "\(folder)", "error": "\(error)"])
-                return false
-            }
-        }
-        for commit in outbox.commits {
-            switch await uploader.outboxReplayer.replay(commit) {
-            case .later(let error):
-                offlineError = error
-                // The server answered, and not as it should, time after time (a connection
-                // that fails is waited out for as long as it takes): give up on the commit.
-                guard error.kind == .transient, error.status != nil || error.code == "mismatch" else { return false }
-                let failures = (replayFailures[commit.id] ?? 0) + 1
-                replayFailures[commit.id] = failures
-                guard failures >= Self.replayFailureLimit else { return false }
-                logger.error(
-                    "giving up on resending a commit the server keeps refusing; its paths are pushed afresh",
-                    metadata: ["folder": "\(folder)", "commit": "\(commit.id)", "error": "\(error)"])
-                do { try index.outbox.drop(folder: folder, ids: [commit.id]) } catch { return false }
-                replayFailures[commit.id] = nil
-            case .answered(let update, let conflicts):
-                do {
-                    try index.records.applyResent(folder: folder, update)
-                } catch {
-                    logger.error("cannot record a resent commit", metadata: ["folder": "\(folder)", "error": "\(error)"])
-                    return false
-                }
-                logger.info(
-                    "recorded a commit sent before a restart or a lost reply",
-                    metadata: ["folder": "\(folder)", "changes": "\(commit.changes.count)", "recorded": "\(update.bases.count)"])
-                if !conflicts.isEmpty, let conflictHandler { await conflictHandler(conflicts) }
-            }
-        }
-        return true
+        let round = OutboxRound(folder: folder, index: index, replayer: uploader.outboxReplayer, logger: logger)
+        var failures = replayFailures
+        let (sent, offline) = await round.run(failures: &failures, onConflicts: conflictHandler)
+        replayFailures = failures
+        if let offline { offlineError = offline }
+        return sent
     }
 
     func record(_ result: PushBatchResult, ops: [JournalOp]) {

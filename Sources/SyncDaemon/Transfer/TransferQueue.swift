@@ -25,7 +25,6 @@ public actor TransferQueue {
     /// times the server answered its resending with an error.
     var replayRound = 0
     var replayFailures: [String: Int] = [:]
-    static let replayFailureLimit = 10
     private var wake: AsyncStream<Void>.Continuation?
     /// The express lane (see `TransferQueue+Express`): open while a bulk batch is in flight,
     /// for changes journaled since this moment.
