@@ -138,11 +138,14 @@ public struct RestoreReply: Codable, Sendable, Equatable {
     public var path: String
     public var restoredRev: Int64
     public var newRev: Int64
-    public init(folder: String, path: String, restoredRev: Int64, newRev: Int64) {
+    /// The path already held that version's content (at `newRev`): nothing was committed.
+    public var unchanged: Bool?
+    public init(folder: String, path: String, restoredRev: Int64, newRev: Int64, unchanged: Bool? = nil) {
         self.folder = folder
         self.path = path
         self.restoredRev = restoredRev
         self.newRev = newRev
+        self.unchanged = unchanged
     }
 }
 

@@ -18,7 +18,12 @@ struct Restore: AsyncParsableCommand {
     func run() async throws {
         do {
             let reply = try await daemon.client(inheriting: root.daemon).restore(path: path, rev: rev, folder: folder)
-            Exit.out("restored \(reply.folder):\(reply.path) from rev \(reply.restoredRev) as rev \(reply.newRev)")
+            if reply.unchanged == true {
+                Exit.out(
+                    "\(reply.folder):\(reply.path) already holds the content of rev \(reply.restoredRev) (current rev \(reply.newRev)); nothing changed")
+            } else {
+                Exit.out("restored \(reply.folder):\(reply.path) from rev \(reply.restoredRev) as rev \(reply.newRev)")
+            }
         } catch let failure as ControlClient.Failure { Exit.fail(failure) }
     }
 }

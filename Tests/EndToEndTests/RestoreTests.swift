@@ -55,6 +55,13 @@ struct RestoreTests {
         run = try two.b.syncctl("restore", "report.txt", "--rev", "\(first.rev)")
         #expect(run.status == 0, "\(run.err)")
         try await two.waitForBoth(["report.txt": contentHash("draft one")])
+        // The same restore again: the path already holds that content, nothing is committed.
+        let client = two.server.client(credential: two.credentialA)
+        let before = try await client.history(folder: "docs", path: "report.txt").count
+        run = try two.b.syncctl("restore", "report.txt", "--rev", "\(first.rev)")
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("nothing changed"), "\(run.out)")
+        #expect(try await client.history(folder: "docs", path: "report.txt").count == before)
 
         // Refusals are one clear line and exit 1.
         run = try two.a.syncctl("restore", "never-existed.txt")

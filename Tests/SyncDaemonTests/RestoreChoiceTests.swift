@@ -12,7 +12,7 @@ struct RestoreChoiceTests {
     }
 
     func chosen(_ history: [WireEntry], rev: Int64? = nil) -> Int64? {
-        if case .success(let pick) = RestoreChoice.choose(path: "a.txt", history: history, rev: rev) { return pick.restore.rev }
+        if case .success(.restore(let pick, _)) = RestoreChoice.choose(path: "a.txt", history: history, rev: rev) { return pick.rev }
         return nil
     }
 
@@ -30,7 +30,18 @@ struct RestoreChoiceTests {
         #expect(chosen(history, rev: 2) == 2)
         #expect(chosen(history, rev: 6) == nil, "a deletion holds nothing to restore")
         #expect(chosen(history, rev: 9) == nil, "already current")
+        #expect(RestoreChoice.choose(path: "a.txt", history: history, rev: 9) == .success(.alreadyCurrent(history[0], current: history[0])))
         #expect(chosen(history, rev: 4) == nil, "no such rev")
+    }
+
+    /// Restoring rev 2 made rev 10 with its content: asking for rev 2 again changes nothing.
+    @Test func restoringTheSameVersionTwiceIsANoOp() {
+        let history = [Self.v(10, "one"), Self.v(9, "three"), Self.v(2, "one")]
+        #expect(RestoreChoice.choose(path: "a.txt", history: history, rev: 2) == .success(.alreadyCurrent(history[2], current: history[0])))
+        // Another mode is another version.
+        var other = history[0]
+        other.mode = 0o755
+        #expect(chosen([other] + history.dropFirst(), rev: 2) == 2)
     }
 
     @Test func nothingToRestore() {

@@ -8,8 +8,16 @@ public enum RestoreChoice {
         public var description: String { message }
     }
 
-    /// The version to restore and the path's current version (the commit's base).
-    public static func choose(path: String, history: [WireEntry], rev: Int64?) -> Result<(restore: WireEntry, current: WireEntry), Refusal> {
+    public enum Choice: Sendable, Equatable {
+        /// Commit `restore` on top of `current` (the commit's base).
+        case restore(WireEntry, over: WireEntry)
+        /// The path already holds that version's content, at `current`: nothing to commit
+        /// (restoring the same version twice makes one revision, not two).
+        case alreadyCurrent(WireEntry, current: WireEntry)
+    }
+
+    /// The version to restore, or that the path already holds it.
+    public static func choose(path: String, history: [WireEntry], rev: Int64?) -> Result<Choice, Refusal> {
         guard let current = history.first else {
             return .failure(Refusal(message: "the server has no version of \(path) (never synced, or purged after the retention period)"))
         }
@@ -21,17 +29,23 @@ public enum RestoreChoice {
             if chosen.deleted {
                 return .failure(Refusal(message: "rev \(rev) of \(path) is its deletion; pick a rev that holds content"))
             }
-            if chosen.rev == current.rev {
-                return .failure(Refusal(message: "rev \(rev) is already the current version of \(path)"))
+            if chosen.rev == current.rev || holdsSameVersion(current, as: chosen) {
+                return .success(.alreadyCurrent(chosen, current: current))
             }
-            return .success((chosen, current))
+            return .success(.restore(chosen, over: current))
         }
         // Deleted: its last content. Overwritten: the last content before the current one.
         let older = history.dropFirst().first { !$0.deleted && (current.deleted || $0.contentHash != current.contentHash || $0.kind != current.kind) }
         guard let chosen = older else {
             return .failure(Refusal(message: "\(path) has no older version to restore"))
         }
-        return .success((chosen, current))
+        return .success(.restore(chosen, over: current))
+    }
+
+    /// `current` is live and holds what `version` holds (kind, content, mode, link target).
+    static func holdsSameVersion(_ current: WireEntry, as version: WireEntry) -> Bool {
+        !current.deleted && current.kind == version.kind && current.contentHash == version.contentHash
+            && current.mode == version.mode && current.symlinkTarget == version.symlinkTarget
     }
 
     /// The commit that brings `version` back on top of `current`.

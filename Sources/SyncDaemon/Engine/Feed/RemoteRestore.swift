@@ -15,7 +15,13 @@ struct RemoteRestore: Sendable {
 
     func restore(path: String, rev: Int64?) async throws(RestoreChoice.Refusal) -> RestoreReply {
         let history = try await fetchHistory(path)
-        let (version, current) = try RestoreChoice.choose(path: path, history: history, rev: rev).get()
+        let version: WireEntry, current: WireEntry
+        switch try RestoreChoice.choose(path: path, history: history, rev: rev).get() {
+        case .alreadyCurrent(let held, let now):
+            return RestoreReply(folder: folder, path: path, restoredRev: held.rev, newRev: now.rev, unchanged: true)
+        case .restore(let chosen, let over):
+            (version, current) = (chosen, over)
+        }
         var changes = [RestoreChoice.change(restoring: version, over: current)]
         var parent = (path as NSString).deletingLastPathComponent
         while !parent.isEmpty {
