@@ -56,6 +56,9 @@ actor ServerReloader {
         if change.retention != nil || change.compactBelow != nil {
             server.apply(retention: new.retention, compactBelow: new.compactBelow)
         }
+        config = applied
+        logger.info("reloaded \(config.file): \(change.summary)")
+        // Last, so that the line above shows even when the new level is quieter.
         if change.logLevel != nil {
             if environment["LOG_LEVEL"] != nil {
                 logger.notice("\(config.file): log_level changed, but the LOG_LEVEL environment variable decides it")
@@ -63,7 +66,5 @@ actor ServerReloader {
                 level.level = Self.level(config: new.logLevel, environment: environment)
             }
         }
-        config = applied
-        logger.info("reloaded \(config.file): \(change.summary)")
     }
 }

@@ -108,6 +108,40 @@ import TestSupport
         #expect(rig.daemon.pid == pid && rig.daemon.isRunning)
     }
 
+    @Test func sighupAppliesNewIgnoreRulesUploadLimitAndLogLevel() async throws {
+        let rig = try await Rig.start("reload-ignore")
+        defer { rig.stop() }
+        let pid = rig.daemon.pid
+        #expect(rig.daemon.log.contains(" debug "))
+        let config = try String(contentsOfFile: rig.daemon.configPath, encoding: .utf8)
+            .replacingOccurrences(of: "log_level = \"debug\"", with: "log_level = \"warning\"")
+        // The [[folder]] table is the file's last: its new ignore list, then a [transfer] table.
+        try writeFile(
+            rig.daemon.configPath, config + "\nignore = [\"*.tmp\"]\n[transfer]\nupload_limit = \"512KiB/s\"\n")
+        guard kill(pid, SIGHUP) == 0 else { throw TestFailure("kill -HUP: errno \(errno)") }
+        try await eventually("syncd logs the reload") { rig.daemon.log.contains("reloaded \(rig.daemon.configPath)") }
+        #expect(
+            rig.daemon.log.contains("new ignore rules for docs; log level warning; upload limit 512KiB/s, download limit unlimited"))
+        try writeFile(rig.daemon.path("skip.tmp"), "ignored now")
+        try writeFile(rig.daemon.path("keep.txt"), "kept")
+        try await rig.waitForServerTree(["keep.txt": contentHash("kept")])
+        try await rig.daemon.waitUntilIdle()
+        try await rig.waitForServerTree(["keep.txt": contentHash("kept")])
+        // 2 MiB at 512 KiB/s: at least about 3.75 s (a lower bound only, see BandwidthLimitTests).
+        let bytes = pseudoRandomBytes(count: 2 << 20, seed: 21)
+        let started = ContinuousClock.now
+        try writeFile(rig.daemon.path("big.bin"), bytes)
+        try await rig.waitForServerTree(["keep.txt": contentHash("kept"), "big.bin": contentHash(bytes)])
+        let took = ContinuousClock.now - started
+        #expect(took >= .milliseconds(3500), "2 MiB went up in \(took) after a reload set upload_limit 512KiB/s")
+        #expect(rig.daemon.pid == pid && rig.daemon.isRunning)
+        // Nothing below warning since the reload, though files were scanned and uploaded.
+        let log = rig.daemon.log
+        let since = log.range(of: "reloaded \(rig.daemon.configPath)").map { log[$0.upperBound...] } ?? ""
+        let chatty = since.split(separator: "\n").filter { $0.contains(" debug ") || $0.contains(" info ") }
+        #expect(chatty.isEmpty, "\(chatty.prefix(3))")
+    }
+
     @Test func syncServerSurvivesSighupAndKeepsServing() async throws {
         let rig = try await Rig.start("reload-server")
         defer { rig.stop() }

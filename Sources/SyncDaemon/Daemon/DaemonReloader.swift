@@ -44,13 +44,6 @@ actor DaemonReloader {
         for key in change.needsRestart {
             logger.warning("\(config.file): \(key) changed; this needs a restart of syncd to take effect")
         }
-        if let level = change.logLevel {
-            if let logLevel, let parsed = Logger.Level(rawValue: level) {
-                logLevel.level = parsed
-            } else {
-                logger.notice("\(config.file): log_level changed, but --log-level on the command line decides it")
-            }
-        }
         if let limits = change.limits {
             await bandwidth.set(upload: limits.upload, download: limits.download)
         }
@@ -66,5 +59,13 @@ actor DaemonReloader {
         }
         config = change.effective
         logger.info("reloaded \(config.file): \(change.summary)")
+        // Last, so that the line above shows even when the new level is quieter.
+        if let level = change.logLevel {
+            if let logLevel, let parsed = Logger.Level(rawValue: level) {
+                logLevel.level = parsed
+            } else {
+                logger.notice("\(config.file): log_level changed, but --log-level on the command line decides it")
+            }
+        }
     }
 }
