@@ -43,11 +43,16 @@ let package = Package(
             name: "Inotify",
             dependencies: ["CInotify"],
             swiftSettings: strict),
-        // Running as a service: systemd's notify protocol (READY, WATCHDOG, STOPPING)
+        // Running as a service: systemd's notify protocol (READY, WATCHDOG, STOPPING, RELOADING),
+        // SIGHUP reloads, a log level that a reload can change
         // without libsystemd, and one process per state/data directory (ProcessLock).
         .target(
             name: "ServiceSupport",
-            dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         // The server: HTTP API, metadata store, chunk store.
         .target(
@@ -105,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "syncd",
             dependencies: [
-                "SyncDaemon", "SyncConfig", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SyncDaemon", "SyncConfig", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -118,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "sync-server",
             dependencies: [
-                "SyncServerKit", "SyncCore", "SyncConfig", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SyncServerKit", "SyncCore", "SyncConfig", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

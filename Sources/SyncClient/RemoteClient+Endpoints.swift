@@ -21,6 +21,7 @@ extension RemoteClient {
     }
 
     public func putChunk(folder: String, hash: String, bytes: [UInt8]) async throws(RemoteError) {
+        await bandwidth.upload.acquire(bytes.count)
         _ = try await send(
             .PUT, Self.folderPath(folder) + "/chunks/" + hash, body: bytes, contentType: "application/octet-stream",
             timeout: .seconds(300))
@@ -28,13 +29,18 @@ extension RemoteClient {
 
     public func putChunkBatch(folder: String, chunks: [(hash: String, bytes: [UInt8])]) async throws(RemoteError) {
         guard !chunks.isEmpty else { return }
+        let body = ChunkBatch.encode(chunks)
+        await bandwidth.upload.acquire(body.count)
         _ = try await send(
-            .POST, Self.folderPath(folder) + "/chunks/batch", body: ChunkBatch.encode(chunks),
+            .POST, Self.folderPath(folder) + "/chunks/batch", body: body,
             contentType: "application/octet-stream", timeout: .seconds(300))
     }
 
     public func getChunk(folder: String, hash: String) async throws(RemoteError) -> [UInt8] {
-        try await send(.GET, Self.folderPath(folder) + "/chunks/" + hash, timeout: .seconds(300)).body
+        let body = try await send(.GET, Self.folderPath(folder) + "/chunks/" + hash, timeout: .seconds(300)).body
+        // Received already: the wait holds back the next request, which keeps the average rate.
+        await bandwidth.download.acquire(body.count)
+        return body
     }
 
     /// Many chunks in one request: those of `hashes` the server sent (it leaves out what it
@@ -44,6 +50,7 @@ extension RemoteClient {
         guard !hashes.isEmpty else { return [:] }
         let body = try encode(FetchChunksRequest(hashes: hashes))
         let response = try await send(.POST, Self.folderPath(folder) + "/chunks/fetch", body: body, timeout: .seconds(300))
+        await bandwidth.download.acquire(response.body.count)
         let records: [(hash: String, bytes: ArraySlice<UInt8>)]
         do {
             records = try ChunkBatch.decode(response.body)

@@ -16,6 +16,8 @@ public actor RemoteClient {
     private var refreshing: Task<String, any Error>?
     public private(set) var deviceName: String?
     public private(set) var deviceId: String?
+    /// Paces the chunk bytes sent and received (`upload_limit`, `download_limit`).
+    public let bandwidth: BandwidthLimits
 
     /// The process's HTTP client. The pool retries a failed connection for at
     /// most 5 s (its connect timeout) rather than until each request's own
@@ -23,7 +25,11 @@ public actor RemoteClient {
     /// within seconds, and the engine's backoff decides when to try again.
     public static let sharedHTTP = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: baseConfiguration)
 
-    public init(baseURL: String, credential: String, http: HTTPClient = RemoteClient.sharedHTTP, logger: Logger) {
+    public init(
+        baseURL: String, credential: String, http: HTTPClient = RemoteClient.sharedHTTP,
+        bandwidth: BandwidthLimits = BandwidthLimits(), logger: Logger
+    ) {
+        self.bandwidth = bandwidth
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.credential = credential.trimmingCharacters(in: .whitespacesAndNewlines)
         self.http = http

@@ -11,7 +11,7 @@ struct DaemonConfigParser {
     static let rootKeys = ["daemon", "server", "transfer", "folder"]
     static let daemonKeys = ["state_dir", "control_socket", "log_level", "trash_retention"]
     static let serverKeys = ["url", "credential_file", "ca_file", "allow_insecure_http"]
-    static let transferKeys = ["max_concurrent", "upload_limit"]
+    static let transferKeys = ["max_concurrent", "upload_limit", "download_limit"]
     static let folderKeys = ["id", "path", "ignore", "settle", "rescan_interval", "max_delete_fraction", "max_delete_count"]
 
     init(file: String, environment: [String: String]) {
@@ -116,22 +116,29 @@ struct DaemonConfigParser {
     private func parseTransfer(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Transfer {
         let maxConcurrent = try reader.int("max_concurrent", in: DaemonConfig.maxConcurrentRange)
             ?? DaemonConfig.defaultMaxConcurrent
+        return DaemonConfig.Transfer(
+            maxConcurrent: maxConcurrent, uploadLimit: try rate(reader, "upload_limit"),
+            downloadLimit: try rate(reader, "download_limit"))
+    }
+
+    /// A bandwidth limit: a rate string or integer bytes per second; absent or 0 = unlimited.
+    private func rate(_ reader: TOMLReader, _ key: String) throws(ConfigError) -> ByteSize {
         var limit = ByteSize.zero
-        if let value = reader.table["upload_limit"] {
+        if let value = reader.table[key] {
             if let bytes = value.int, bytes >= 0 {
                 limit = ByteSize(bytes: Int64(bytes))
             } else if let text = value.string {
                 guard let parsed = ByteSize.parseRate(text) else {
-                    throw reader.error("upload_limit", "invalid size \"\(text)\": expected \"0\" (unlimited) or a size per second such as \"10MiB/s\", \"512KiB/s\", \"10MB/s\" (units B, KB, KiB, MB, MiB, GB, GiB, TB, TiB; case-sensitive)")
+                    throw reader.error(key, "invalid size \"\(text)\": expected \"0\" (unlimited) or a size per second such as \"10MiB/s\", \"512KiB/s\", \"10MB/s\" (units B, KB, KiB, MB, MiB, GB, GiB, TB, TiB; case-sensitive)")
                 }
                 limit = parsed
             } else if value.int != nil {
-                throw reader.error("upload_limit", "out of range: a rate cannot be negative; use 0 for unlimited")
+                throw reader.error(key, "out of range: a rate cannot be negative; use 0 for unlimited")
             } else {
-                throw reader.wrongType("upload_limit", expected: "a size string such as \"10MiB/s\"", got: value)
+                throw reader.wrongType(key, expected: "a size string such as \"10MiB/s\"", got: value)
             }
         }
-        return DaemonConfig.Transfer(maxConcurrent: maxConcurrent, uploadLimit: limit)
+        return limit
     }
 
     private func parseFolder(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Folder {

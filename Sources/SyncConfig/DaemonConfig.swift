@@ -49,10 +49,13 @@ public struct DaemonConfig: Sendable, Equatable {
         public var maxConcurrent: Int
         /// Upload bandwidth in bytes per second; 0 = unlimited.
         public var uploadLimit: ByteSize
+        /// Download bandwidth in bytes per second; 0 = unlimited.
+        public var downloadLimit: ByteSize
 
-        public init(maxConcurrent: Int = 4, uploadLimit: ByteSize = .zero) {
+        public init(maxConcurrent: Int = 4, uploadLimit: ByteSize = .zero, downloadLimit: ByteSize = .zero) {
             self.maxConcurrent = maxConcurrent
             self.uploadLimit = uploadLimit
+            self.downloadLimit = downloadLimit
         }
     }
 

@@ -30,13 +30,16 @@ public struct ServerConfig: Sendable, Equatable {
     }
     /// Compaction rewrites a sealed pack whose live fraction is below this (0...1).
     public var compactBelow: Double
+    /// `[server] log_level` (nil: not set; the LOG_LEVEL environment variable wins over it).
+    public var logLevel: String?
 
     public init(
         file: String, host: String = "127.0.0.1", port: Int = 8417, dataDir: String,
         metadata: String = "sqlite", blobs: String = "filesystem", retention: Duration = ServerConfig.defaultRetention,
         tls: TLSFiles? = nil,
-        compactBelow: Double = ServerConfig.defaultCompactBelow
+        compactBelow: Double = ServerConfig.defaultCompactBelow, logLevel: String? = nil
     ) {
+        self.logLevel = logLevel
         self.tls = tls
         self.file = file
         self.host = host
@@ -54,7 +57,7 @@ public struct ServerConfig: Sendable, Equatable {
     public static let defaultCompactBelow = 0.5
 
     static let rootKeys = ["server", "storage"]
-    static let serverKeys = ["listen", "data_dir", "tls_cert", "tls_key"]
+    static let serverKeys = ["listen", "data_dir", "tls_cert", "tls_key", "log_level"]
     static let storageKeys = ["metadata", "blobs", "retention", "compact_below"]
 
     /// Reads, parses and validates a sync-server config file. `data_dir` need not exist.
@@ -94,6 +97,10 @@ public struct ServerConfig: Sendable, Equatable {
         }
 
         let tls = try parseTLS(server, environment: environment, base: base)
+        let logLevel = try server.string("log_level")
+        if let logLevel, !DaemonConfig.logLevels.contains(logLevel) {
+            throw server.error("log_level", "invalid log level: " + Suggest.oneOf(DaemonConfig.logLevels, got: logLevel))
+        }
 
         let metadata = try storage.string("metadata") ?? "sqlite"
         try checkStore(metadata, key: "metadata", supported: "sqlite",
@@ -108,7 +115,8 @@ public struct ServerConfig: Sendable, Equatable {
         }
 
         return ServerConfig(file: file, host: host, port: port, dataDir: dataDir,
-                            metadata: metadata, blobs: blobs, retention: retention, tls: tls, compactBelow: compactBelow)
+                            metadata: metadata, blobs: blobs, retention: retention, tls: tls, compactBelow: compactBelow,
+                            logLevel: logLevel)
     }
 
     /// `tls_cert` and `tls_key`: both or neither.

@@ -38,6 +38,8 @@ public final class SyncServer: Sendable {
     let logger: Logger
     /// Plain HTTP/1.1, or HTTP/1.1 over TLS when the settings name a certificate.
     let httpServer: HTTPServerBuilder
+    /// Retention and compaction as in force now (`settings` holds those of the start).
+    let storageSettings: RuntimeStorageSettings
 
     public init(settings: ServerSettings, logger: Logger) throws {
         try DataDirectory.create(settings.dataDir)
@@ -57,6 +59,12 @@ public final class SyncServer: Sendable {
         self.notifier = ChangeNotifier()
         self.inFlight = DeviceRequestLimiter(limit: settings.maxRequestsPerDevice)
         self.httpServer = try Self.makeHTTPServer(settings)
+        self.storageSettings = RuntimeStorageSettings(retention: settings.retention, compactBelow: settings.compactBelow)
+    }
+
+    /// A reload: new retention and compaction threshold, used from the next storage round.
+    public func apply(retention: Duration, compactBelow: Double) {
+        storageSettings.set(.init(retention: retention, compactBelow: compactBelow))
     }
 
     /// The Hummingbird application (router, retention service), not yet running.
@@ -72,7 +80,7 @@ public final class SyncServer: Sendable {
             server: httpServer,
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort)),
             services: [
-                RetentionService(gc: storageGC, interval: RetentionService.interval(retention: settings.retention), logger: logger)
+                RetentionService(server: self, logger: logger)
             ],
             onServerRunning: { channel in
                 await onListening(ListeningAddress(host: host, port: channel.localAddress?.port ?? requestedPort))
@@ -82,16 +90,19 @@ public final class SyncServer: Sendable {
 
     /// Reclaims storage: prunes history, collects unreferenced chunks, compacts packs.
     var storageGC: StorageGC {
-        StorageGC(
-            metadata: metadata, chunks: chunks, retention: settings.retention, compactBelow: settings.compactBelow,
-            logger: logger)
+        let now = storageSettings.values
+        return StorageGC(
+            metadata: metadata, chunks: chunks, retention: now.retention, compactBelow: now.compactBelow, logger: logger)
     }
 
     /// Runs until SIGTERM/SIGINT (when `handleSignals`) or until the calling
-    /// task is cancelled; shuts down gracefully (long-polls end at once).
+    /// task is cancelled; shuts down gracefully (long-polls end at once). With
+    /// `handleSignals`, SIGHUP runs `onReload` (which re-reads the config) instead of
+    /// ending the process.
     public func run(
         handleSignals: Bool = true,
-        onListening: @escaping @Sendable (ListeningAddress) async -> Void = { _ in }
+        onListening: @escaping @Sendable (ListeningAddress) async -> Void = { _ in },
+        onReload: @escaping @Sendable () async -> Void = {}
     ) async throws {
         // Under systemd (Type=notify): READY=1 once the socket is bound, watchdog pings,
         // STOPPING=1 when shutdown begins.
@@ -101,6 +112,7 @@ public final class SyncServer: Sendable {
             await onListening(address)
         }
         var services: [any Service] = [application]
+        if handleSignals { services.append(await ReloadService.trapping(notifier: systemd, reload: onReload)) }
         if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
             configuration: .init(

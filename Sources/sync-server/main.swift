@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import SyncConfig
 import SyncCore
+import ServiceSupport
 import SyncServerKit
 
 struct SyncServerCommand: AsyncParsableCommand {
@@ -35,8 +36,11 @@ struct ConfigOptions: ParsableArguments {
     var path: String { config ?? StandardPaths.serverConfig(environment: ProcessInfo.processInfo.environment) }
 
     func settings() throws -> ServerSettings {
-        let config = self.path
-        let loaded = try ServerConfig.load(path: config)
+        try Self.settings(from: ServerConfig.load(path: path))
+    }
+
+    static func settings(from loaded: ServerConfig) throws -> ServerSettings {
+        let config = loaded.file
         guard loaded.metadata == "sqlite" else {
             throw CommandFailure("\(config): storage.metadata \(loaded.metadata.debugDescription) is not supported yet (use \"sqlite\")")
         }
@@ -55,8 +59,11 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run the server until SIGTERM or SIGINT (the default subcommand).",
         discussion: """
             Prints one line, `listening on HOST:PORT`, to stdout once the socket is bound (with port 0 in \
-            the config, the port the kernel chose). Logs go to stderr; set LOG_LEVEL (trace, debug, info, \
-            notice, warning, error) to change the level, default info. Holds data_dir/lock while it runs: a \
+            the config, the port the kernel chose). Logs go to stderr; [server] log_level or LOG_LEVEL \
+            (trace, debug, info, notice, warning, error; LOG_LEVEL wins) set the level, default info. \
+            SIGHUP reads the config again: log_level, retention and compact_below apply at once, the \
+            listen address, data_dir and TLS files need a restart; a config with an error is reported \
+            and the one in force kept. Holds data_dir/lock while it runs: a \
             second server or `storage gc` on the same data_dir is refused. Prunes history, collects \
             unreferenced chunks and compacts packs at start and every min(retention/10, 1h).
             """)
@@ -65,15 +72,19 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let settings = try options.settings()
-            let logger = bootstrapLogging()
+            let config = try ServerConfig.load(path: options.path)
+            let settings = try ConfigOptions.settings(from: config)
+            let level = ReloadableLogLevel(ServerReloader.level(config: config.logLevel, environment: ProcessInfo.processInfo.environment))
+            level.bootstrap()
+            let logger = Logger(label: "sync-server")
             // Held until the process ends: no second server or `storage gc` on this data_dir.
             let lock = try DataDirectoryLock.acquire(dataDir: settings.dataDir, purpose: "serve")
             defer { withExtendedLifetime(lock) {} }
             let server = try SyncServer(settings: settings, logger: logger)
-            try await server.run { address in
-                Output.line("listening on \(address)")
-            }
+            let reloader = ServerReloader(config: config, server: server, level: level, logger: logger)
+            try await server.run(
+                onListening: { address in Output.line("listening on \(address)") },
+                onReload: { await reloader.reload() })
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SyncConfig
+import ServiceSupport
 import SyncDaemon
 
 @main
@@ -11,7 +12,9 @@ struct SyncdCommand: AsyncParsableCommand {
         abstract: "Keeps the folders named in its config in two-way sync with a sync-server.",
         discussion: """
             Runs in the foreground until SIGTERM or SIGINT; pending work stays in the journal \
-            under state_dir and resumes at the next start. Logs go to stderr. \
+            under state_dir and resumes at the next start. SIGHUP reads the config again: folders \
+            added or removed, log_level, upload_limit, download_limit and ignore patterns take effect \
+            at once; a config with an error is reported and the one in force kept. Logs go to stderr. \
             Talk to it with `syncctl status`.
             """,
         version: Daemon.version)
@@ -38,15 +41,12 @@ struct SyncdCommand: AsyncParsableCommand {
         } catch {
             Self.fail("syncd: \(error)")
         }
-        let level = Logger.Level(rawValue: logLevel ?? loaded.daemon.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let level = ReloadableLogLevel(Logger.Level(rawValue: logLevel ?? loaded.daemon.logLevel) ?? .info)
+        level.bootstrap()
         let logger = Logger(label: "syncd")
         do {
-            try await Daemon.run(config: loaded, logger: logger)
+            // With --log-level, a reload leaves the level alone.
+            try await Daemon.run(config: loaded, logLevel: logLevel == nil ? level : nil, logger: logger)
         } catch let error as DaemonError {
             logger.debug("start failed", metadata: ["error": "\(String(reflecting: error))"])
             Self.fail("syncd: \(error)" + (error.underlying.map { "\n  cause: \($0)" } ?? ""))

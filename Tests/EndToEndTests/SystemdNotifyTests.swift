@@ -5,7 +5,7 @@ import TestSupport
 
 /// `Type=notify` under systemd, with the test playing systemd: both programs say
 /// READY=1 once they serve, ping the watchdog at half `WATCHDOG_USEC`, and say
-/// STOPPING=1 when SIGTERM begins a graceful stop.
+/// STOPPING=1 when SIGTERM begins a graceful stop, RELOADING=1 and READY=1 around a SIGHUP reload.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct SystemdNotifyTests {
     static let watchdog = ["WATCHDOG_USEC": "200000"]
@@ -37,6 +37,32 @@ struct SystemdNotifyTests {
         try await listener.wait(for: "WATCHDOG=1", times: 3)
         rig.daemon.stop()
         try await listener.wait(for: "STOPPING=1")
+    }
+
+    /// SIGHUP: RELOADING=1 (with MONOTONIC_USEC, which systemd wants) before the reload,
+    /// READY=1 after it, from both programs.
+    @Test func bothSayReloadingThenReadyAroundASighup() async throws {
+        let rig = try await Rig.start("notify-reload", startDaemon: false)
+        defer { rig.stop() }
+        let listener = try NotifyListener(path: rig.tmp.path + "/notify")
+        try await rig.daemon.start(waitUntilRunning: false, environment: ["NOTIFY_SOCKET": listener.path])
+        try await listener.wait(for: "READY=1")
+        guard kill(rig.daemon.pid, SIGHUP) == 0 else { throw TestFailure("kill -HUP: errno \(errno)") }
+        try await listener.wait(for: "RELOADING=1")
+        try await listener.wait(for: "READY=1", times: 2)
+        let reloading = listener.messages.first { $0.contains("RELOADING=1") }
+        #expect(reloading?.contains("MONOTONIC_USEC=") == true, "\(listener.messages)")
+        #expect(rig.daemon.isRunning)
+
+        let serverListener = try NotifyListener(path: rig.tmp.path + "/notify-server")
+        let server = try ServerProcess(dir: try rig.tmp.sub("server2"))
+        try await server.start(environment: ["NOTIFY_SOCKET": serverListener.path])
+        defer { server.stop() }
+        try await serverListener.wait(for: "READY=1")
+        guard kill(server.pid, SIGHUP) == 0 else { throw TestFailure("kill -HUP: errno \(errno)") }
+        try await serverListener.wait(for: "RELOADING=1")
+        try await serverListener.wait(for: "READY=1", times: 2)
+        #expect(server.isRunning)
     }
 
     /// Without NOTIFY_SOCKET nothing is sent, and a watchdog meant for another pid is not pinged.

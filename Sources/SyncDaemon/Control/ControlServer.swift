@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import SyncControl
 import SyncCore
+import Synchronization
 
 /// The daemon's side of the control socket: HTTP/1.1 on a Unix socket with
 /// mode 0600 inside the (0700) state directory. Routes mirror `syncctl` verbs.
@@ -67,13 +68,20 @@ enum ControlServer {
 
 /// What the control server needs from the running daemon.
 final class DaemonState: Sendable {
-    let engines: [FolderEngine]
+    /// The folders running now (a reload adds and removes).
+    private let running: Mutex<[FolderEngine]>
     let version: String
     let started = Date()
 
     init(engines: [FolderEngine], version: String) {
-        self.engines = engines
+        self.running = Mutex(engines)
         self.version = version
+    }
+
+    var engines: [FolderEngine] { running.withLock { $0 } }
+
+    func setEngines(_ engines: [FolderEngine]) {
+        running.withLock { $0 = engines }
     }
 
     func report() async throws -> StatusReport {

@@ -12,7 +12,9 @@ import ServiceSupport
 public enum Daemon {
     public static let version = ProductVersion.current
 
-    public static func run(config: DaemonConfig, logger: Logger) async throws {
+    /// `logLevel`: the process's level, which a reload sets from the config's `log_level`
+    /// (nil: fixed by the command line).
+    public static func run(config: DaemonConfig, logLevel: ReloadableLogLevel? = nil, logger: Logger) async throws {
         raiseOpenFileLimit(logger: logger)
         let credential = try Startup.readCredential(config.server.credentialFile)
         try Startup.makePrivateDirectory(config.daemon.stateDir)
@@ -34,7 +36,7 @@ public enum Daemon {
         }
         // A client of our own (ca_file) is shut down on every way out (it must be).
         do {
-            try await serve(config: config, index: index, credential: credential, http: http, logger: logger)
+            try await serve(config: config, index: index, credential: credential, http: http, logLevel: logLevel, logger: logger)
         } catch {
             if http !== RemoteClient.sharedHTTP {
                 do { try await http.shutdown() } catch { logger.debug("HTTP client shutdown", metadata: ["error": "\(error)"]) }
@@ -45,11 +47,15 @@ public enum Daemon {
         logger.info("syncd stopped")
     }
 
-    /// Authenticates, starts the folders and the control socket, and runs until SIGTERM/SIGINT.
+    /// Authenticates, starts the folders and the control socket, and runs until SIGTERM/SIGINT;
+    /// SIGHUP reloads the config (`DaemonReloader`).
     static func serve(
-        config: DaemonConfig, index: IndexStore, credential: String, http: HTTPClient, logger: Logger
+        config: DaemonConfig, index: IndexStore, credential: String, http: HTTPClient, logLevel: ReloadableLogLevel?,
+        logger: Logger
     ) async throws {
-        let remote = RemoteClient(baseURL: config.server.url, credential: credential, http: http, logger: logger)
+        let bandwidth = BandwidthLimits(upload: config.transfer.uploadLimit.bytes, download: config.transfer.downloadLimit.bytes)
+        let remote = RemoteClient(
+            baseURL: config.server.url, credential: credential, http: http, bandwidth: bandwidth, logger: logger)
         do {
             try await remote.authenticate()
         } catch where error.kind == .unauthorized {
@@ -64,10 +70,19 @@ public enum Daemon {
         // Under systemd (Type=notify): READY=1 once syncctl can reach us, watchdog pings,
         // STOPPING=1 when shutdown begins.
         let systemd = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
+        let state = DaemonState(engines: engines, version: version)
+        let folders = FolderSupervisor(engines: engines, state: state, logger: logger)
+        let reloader = DaemonReloader(
+            config: config, folders: folders, bandwidth: bandwidth, logLevel: logLevel,
+            makeEngine: { folder, config in makeEngine(folder: folder, config: config, index: index, remote: remote, logger: logger) },
+            logger: logger)
+        // Trapped before the control socket answers: once syncctl (or systemd) sees us
+        // ready, SIGHUP reloads instead of ending the process.
+        let reload = await ReloadService.trapping(notifier: systemd) { await reloader.reload() }
         let control = ControlServer.application(
-            socketPath: config.daemon.controlSocket, daemon: DaemonState(engines: engines, version: version), logger: logger,
+            socketPath: config.daemon.controlSocket, daemon: state, logger: logger,
             onReady: { systemd?.notify("READY=1\nSTATUS=syncing \(engines.count) folder(s)") })
-        var services: [any Service] = [control] + engines.map { FolderService(engine: $0) }
+        var services: [any Service] = [control, folders, reload]
         if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -106,15 +121,5 @@ public enum Daemon {
             config: folder, index: index, queue: queue, progress: progress, remote: remote, applier: applier,
             excluded: excluded, trash: trash, trashRetention: config.daemon.trashRetention, openWrites: openWrites,
             logger: folderLogger)
-    }
-}
-
-/// Runs one folder engine as a service; graceful shutdown cancels it.
-struct FolderService: Service {
-    let engine: FolderEngine
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await engine.run()
-        }
     }
 }

@@ -24,3 +24,15 @@ extension FolderEngine {
         try await restorer.restore(path: path, rev: rev)
     }
 }
+
+extension FolderEngine {
+    /// A reload changed the folder's ignore patterns: rules rebuilt, watches and index
+    /// brought in line by a full scan (as when `.syncignore` changes). Transfers go on.
+    func updateIgnore(_ patterns: [String]) async {
+        ignore.setConfigured(patterns)
+        guard ignore.reload() else { return }
+        logger.info("ignore rules changed by a reload; rescanning", metadata: ["folder": "\(id)"])
+        await watch.rewatch()
+        await scanner.fullScan()
+    }
+}

@@ -4,9 +4,9 @@ import ServiceLifecycle
 /// Reclaims storage at start and then every `interval`: prunes history older than the
 /// retention period, drops unreferenced chunks and compacts packs (`StorageGC`). Logs a
 /// summary at info level when a round reclaimed something.
+/// Each round reads the retention in force (a reload may have changed it).
 struct RetentionService: Service {
-    let gc: StorageGC
-    let interval: Duration
+    let server: SyncServer
     let logger: Logger
 
     /// A tenth of the retention period, at most an hour, at least a second: a version is
@@ -16,9 +16,11 @@ struct RetentionService: Service {
     }
 
     func run() async throws {
-        let gc = self.gc, logger = self.logger, interval = self.interval
+        let server = self.server, logger = self.logger
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
+                let gc = server.storageGC
+                let interval = Self.interval(retention: gc.retention)
                 do {
                     let report = try await gc.run(now: ServerClock.now())
                     if report.reclaimedAnything { logger.info("\(report.summary)") }

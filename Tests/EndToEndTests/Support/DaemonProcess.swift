@@ -145,6 +145,8 @@ final class DaemonProcess: @unchecked Sendable {
         return count
     }
 
+    var isRunning: Bool { process?.isRunning ?? false }
+
     var terminationStatus: Int32? { process.flatMap { $0.isRunning ? nil : $0.terminationStatus } }
 
     var log: String { (try? String(contentsOfFile: dir + "/syncd.log", encoding: .utf8)) ?? "" }

@@ -113,6 +113,11 @@ final class ServerProcess: @unchecked Sendable {
 
     var log: String { (try? String(contentsOfFile: dir + "/server.log", encoding: .utf8)) ?? "" }
 
+    /// The running process's id (0 when it is not running).
+    var pid: Int32 { process?.processIdentifier ?? 0 }
+
+    var isRunning: Bool { process?.isRunning ?? false }
+
     /// A protocol client for checking what the server holds.
     func client(credential: String) -> RemoteClient {
         RemoteClient(baseURL: url, credential: credential, http: http ?? RemoteClient.sharedHTTP, logger: Logger(label: "test"))

@@ -11,7 +11,8 @@ final class FolderIgnore: Sendable {
     let folder: String
     let root: String
     let logger: Logger
-    private let configured: [String]
+    /// The defaults and the config's patterns (a reload may change the config's).
+    private let configured: Mutex<[String]>
     private let excluded: [String]
     private let current: Mutex<(box: IgnoreBox, problem: String?)>
     /// Keeps ignored directories from being watched at all.
@@ -21,9 +22,9 @@ final class FolderIgnore: Sendable {
         self.folder = folder
         self.root = root
         self.logger = logger
-        self.configured = IgnoreRules.defaults + patterns
+        self.configured = Mutex(IgnoreRules.defaults + patterns)
         self.excluded = excluded
-        let box = IgnoreBox(rules: IgnoreRules(patterns: configured), excluded: excluded)
+        let box = IgnoreBox(rules: IgnoreRules(patterns: IgnoreRules.defaults + patterns), excluded: excluded)
         self.current = Mutex((box, nil))
         self.watchFilter = WatchFilter(Self.watchDecision(root: root, box))
     }
@@ -50,7 +51,7 @@ final class FolderIgnore: Sendable {
     /// upload what it ignores) and is a `problem`.
     @discardableResult
     func reload() -> Bool {
-        var patterns = configured
+        var patterns = configured.withLock { $0 }
         do {
             if let text = try IgnoreRules.readFile(in: FolderRoot(root)) {
                 patterns += text.split(whereSeparator: \.isNewline).map(String.init)
@@ -71,6 +72,11 @@ final class FolderIgnore: Sendable {
         }
         if changed { watchFilter.update(Self.watchDecision(root: root, box)) }
         return changed
+    }
+
+    /// New patterns from the config (a reload); `reload()` then rebuilds the rules.
+    func setConfigured(_ patterns: [String]) {
+        configured.withLock { $0 = IgnoreRules.defaults + patterns }
     }
 
     private static func watchDecision(root: String, _ box: IgnoreBox) -> @Sendable (String) -> Bool {
