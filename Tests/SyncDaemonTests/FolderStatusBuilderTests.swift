@@ -42,6 +42,19 @@ struct FolderStatusBuilderTests {
         #expect(build(problems, facts: .init(paused: true, held: 3)).state == .paused)
     }
 
+    /// A folder the server refuses this device is an error that says what to do, not "offline".
+    @Test func aFolderNotGrantedIsAnErrorNotOffline() {
+        let retryAt = Date(timeIntervalSince1970: 2_000_000)
+        let denied = FeedProblem(message: "run `sync-server folder grant f --device d`", retryAt: retryAt, denied: true)
+        let status = build(facts: .init(remote: .init(feedError: denied)))
+        #expect(status.state == .error)
+        #expect(
+            status.errors(pathErrors: []) == [
+                PathErrorStatus(
+                    path: "", message: denied.message, retryAt: FolderStatusBuilder.iso(retryAt), code: "not_granted")
+            ])
+    }
+
     @Test func offlineWhenTheFeedOrAPushCannotReachTheServer() {
         let retryAt = Date(timeIntervalSince1970: 1_000_000)
         let feedDown = build(facts: .init(remote: .init(feedError: FeedProblem(message: "connection refused", retryAt: retryAt))))

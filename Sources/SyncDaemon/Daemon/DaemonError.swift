@@ -69,6 +69,8 @@ public struct DaemonError: Error, CustomStringConvertible, CustomDebugStringConv
         case rootUnavailable = "root_unavailable"
         /// A name that cannot be synced (not UTF-8, not valid on the server, a case clash).
         case invalidName = "invalid_name"
+        /// The server does not grant this device the folder (`sync-server folder grant`).
+        case notGranted = "not_granted"
     }
 
     public var code: Code

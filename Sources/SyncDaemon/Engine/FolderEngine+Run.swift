@@ -14,7 +14,12 @@ extension FolderEngine {
         await queue.onConflict { [feed] entries in await feed.apply(entries) }
         // Nothing is sent or applied while the root is gone, replaced or suddenly empty.
         let rootOK: @Sendable () async -> Bool = { [scanner] in await scanner.checkRoot() }
-        await queue.setSendGate(rootOK)
+        // Nor sent while the server refuses this device the folder: the changes wait in the
+        // journal for a grant instead of failing one by one.
+        await queue.setSendGate { [feed] in
+            guard await rootOK() else { return false }
+            return await !feed.isDenied
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.queue.run() }
             group.addTask { await self.journal.run(failed: { [scanner = self.scanner] in await scanner.journalFailed($0) }) }

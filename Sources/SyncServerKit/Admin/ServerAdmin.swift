@@ -55,15 +55,7 @@ public struct ServerAdmin: Sendable {
     /// a token it already holds gets 401, also on a server that is running.
     @discardableResult
     public func revokeDevice(_ nameOrID: String, now: Date = Date()) async throws -> DeviceInfo {
-        let all = try await devices()
-        let matches = all.filter { $0.id == nameOrID }.isEmpty ? all.filter { $0.name == nameOrID } : all.filter { $0.id == nameOrID }
-        guard let device = matches.first else { throw APIError.notFound("no device named '\(nameOrID)'") }
-        guard matches.count == 1 else {
-            throw APIError(
-                .invalidArgument, status: .badRequest,
-                "\(matches.count) devices are named '\(nameOrID)'; give one of their ids: "
-                    + matches.map(\.id).joined(separator: ", "))
-        }
+        let device = try await device(nameOrID)
         try await metadata.accounts.revokeDevice(id: device.id, at: Int64(now.timeIntervalSince1970))
         var revoked = device
         revoked.revoked = true
@@ -74,6 +66,30 @@ public struct ServerAdmin: Sendable {
     /// Takes effect at the device's next request.
     public func grant(device: String, folder: String) async throws {
         try await metadata.accounts.grant(device: device, folder: folder)
+    }
+
+    /// `sync-server folder grant`: the device named `nameOrID` (its name, or its id when
+    /// names are shared) gets access to `folder`, also on a running server.
+    @discardableResult
+    public func grant(folder: String, toDevice nameOrID: String) async throws -> DeviceInfo {
+        let device = try await device(nameOrID)
+        try await metadata.accounts.grant(device: device.id, folder: folder)
+        return device
+    }
+
+    /// The one device with this id, or else this name.
+    func device(_ nameOrID: String) async throws -> DeviceInfo {
+        let all = try await devices()
+        let byID = all.filter { $0.id == nameOrID }
+        let matches = byID.isEmpty ? all.filter { $0.name == nameOrID } : byID
+        guard let device = matches.first else { throw APIError.notFound("no device named '\(nameOrID)'") }
+        guard matches.count == 1 else {
+            throw APIError(
+                .invalidArgument, status: .badRequest,
+                "\(matches.count) devices are named '\(nameOrID)'; give one of their ids: "
+                    + matches.map(\.id).joined(separator: ", "))
+        }
+        return device
     }
 
     /// The versions of `path` in `folder`, newest first.

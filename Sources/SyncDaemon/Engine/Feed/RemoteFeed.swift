@@ -55,6 +55,13 @@ actor RemoteFeed {
 
     /// Follows the change feed until cancelled; nothing while paused or while `rootOK` says
     /// no. The cursor is stored only after the page's changes are applied or journaled.
+    /// A folder the server refuses this device (403) is asked for again rarely: it takes an
+    /// admin to change that.
+    static let deniedBackoff = Backoff(initial: 5, maximum: 600)
+
+    /// The server refused this device the folder at the last ask.
+    var isDenied: Bool { feedError?.denied == true }
+
     func follow(rootOK: @Sendable () async -> Bool) async {
         var failures = 0
         var ownMoveWaitStarted: ContinuousClock.Instant?
@@ -103,6 +110,17 @@ actor RemoteFeed {
                 catchingUp = page.hasMore
             } catch is CancellationError {
                 return
+            } catch let error as RemoteError where error.status == 403 {
+                if Task.isCancelled { return }
+                failures += 1
+                let delay = Self.deniedBackoff.delay(afterAttempt: failures - 1, jitter: Double.random(in: 0..<1))
+                let device = await remote.deviceName ?? "NAME"
+                feedError = FeedProblem(
+                    message: "the server does not grant this device folder \(folder); on the server run "
+                        + "`sync-server folder grant \(folder) --device \(device)` (asked again at the retry time)",
+                    retryAt: Date().addingTimeInterval(delay), denied: true)
+                logger.error("the server refuses this device the folder", metadata: ["folder": "\(folder)", "retry_in_s": "\(delay)"])
+                do { try await Task.sleep(for: .seconds(delay)) } catch { return }
             } catch {
                 if Task.isCancelled { return }
                 failures += 1

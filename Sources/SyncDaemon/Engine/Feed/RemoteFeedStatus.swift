@@ -18,4 +18,7 @@ struct RemoteFeedStatus: Sendable, Equatable {
 struct FeedProblem: Sendable, Equatable {
     var message: String
     var retryAt: Date
+    /// The server refused this device the folder (403): an error until an admin grants
+    /// it, not "offline"; asked again rarely.
+    var denied = false
 }

@@ -14,7 +14,7 @@ struct FolderStatusBuilder {
     /// (anything still to do); error (remote entries kept for a retry); idle.
     var state: FolderState {
         if facts.paused { return .paused }
-        if problems.rootTrouble != nil || problems.journalProblem != nil { return .error }
+        if problems.rootTrouble != nil || problems.journalProblem != nil || facts.remote.feedError?.denied == true { return .error }
         if facts.held > 0 { return .waitingForApproval }
         switch facts.phase {
         case .starting: return .starting
@@ -40,6 +40,8 @@ struct FolderStatusBuilder {
         }
         if let offline = facts.offline, offline.isServerStorageFull, state == .error {
             folderWide(.serverStorageFull, "the server's disk is full: \(facts.pending) changes wait and are retried (\(offline))")
+        } else if let feedError = facts.remote.feedError, feedError.denied {
+            folderWide(.notGranted, feedError.message, retryAt: feedError.retryAt)
         } else if let feedError = facts.remote.feedError, state == .offline {
             folderWide(.serverUnreachable, "server unreachable: \(feedError.message)", retryAt: feedError.retryAt)
         } else if let offline = facts.offline, state == .offline {

@@ -1,0 +1,62 @@
+import Foundation
+import SyncControl
+import Testing
+import TestSupport
+
+/// A folder the server does not grant this device (issue 15 point 8): the daemon says so
+/// in status as an error with what to run, asks again rarely, and syncs once an admin
+/// grants it with `sync-server folder grant` — on the running server, no restart.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct NotGrantedTests {
+    @Test func aFolderNotGrantedIsShownWithWhatToDoAndSyncsOnceGranted() async throws {
+        let tmp = try TemporaryDirectory("not-granted")
+        defer { tmp.remove() }
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        defer { server.stop() }
+        let credential = try server.provision(folder: "docs", device: "alpha")
+        try server.admin(["folder", "add", "shared"])
+        try await server.start()
+        let otherPath = try tmp.sub("shared")
+        let daemon = try DaemonProcess(
+            dir: try tmp.sub("alpha"), folderID: "docs", serverURL: server.url, credential: credential,
+            extraFolderConfig: """
+
+                [[folder]]
+                id = "shared"
+                path = "\(otherPath)"
+                settle = "50ms"
+                """)
+        try await daemon.start()
+        defer { daemon.stop() }
+        var shown: PathErrorStatus?
+        try await eventually("the folder shows that it is not granted") {
+            let folder = try await daemon.control.status().folders.first { $0.id == "shared" }
+            shown = folder?.errors.first { $0.code == "not_granted" }
+            return folder?.state == .error && shown != nil
+        }
+        #expect(shown?.message.contains("sync-server folder grant shared --device alpha") == true, "\(String(describing: shown))")
+        // A change made meanwhile waits in the journal (not failed path by path).
+        try writeFile(otherPath + "/early.txt", "made before the grant")
+        try await eventually("early.txt is journaled") {
+            let folder = try await daemon.control.status().folders.first { $0.id == "shared" }
+            return (folder?.pendingUploads ?? 0) > 0
+        }
+        // The folder that is granted syncs meanwhile.
+        try writeFile(daemon.path("a.txt"), "docs works")
+        try await daemon.waitUntilIdle()
+
+        // Granted on the running server: the next ask (5 s, then 10, 20, 40 s apart) succeeds.
+        let granted = try server.admin(["folder", "grant", "shared", "--device", "alpha"])
+        #expect(granted.isEmpty)  // the confirmation goes to stderr
+        try writeFile(otherPath + "/b.txt", "shared works")
+        let client = server.client(credential: credential)
+        try await eventually("the shared folder syncs once granted", timeout: .seconds(120)) {
+            let entries = try await client.changes(folder: "shared", since: 0, limit: 10).entries
+            return Set(entries.filter { !$0.deleted }.map(\.path)) == ["b.txt", "early.txt"]
+        }
+        try await eventually("the error is gone", timeout: .seconds(30)) {
+            let folder = try await daemon.control.status().folders.first { $0.id == "shared" }
+            return folder?.state == .idle && folder?.errors.isEmpty == true
+        }
+    }
+}
