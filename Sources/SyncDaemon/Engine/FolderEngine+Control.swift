@@ -2,9 +2,13 @@ import SyncControl
 
 /// What `syncctl` asks of a folder besides its status.
 extension FolderEngine {
+    /// Pausing takes effect before it returns: a remote change being applied finishes,
+    /// nothing new is applied (a page a long-poll brings later stays unapplied, its cursor
+    /// unmoved), and no new push starts.
     public func setPaused(_ paused: Bool) async throws {
         try index.folders.setPaused(folder: id, paused)
         await queue.setPaused(paused)
+        if paused { await feed.quiesce() }
     }
 
     /// `syncctl rescan`: a full scan now.

@@ -11,6 +11,28 @@ extension RemoteFeed {
     func apply(_ entries: [WireEntry]) async -> RemoteError? {
         await withCheckedContinuation { applyTurns.request($0) }
         defer { applyTurns.leave() }
+        return await applyInTurn(entries)
+    }
+
+    enum PageApplied { case done, paused, unreachable(RemoteError) }
+
+    /// `apply` for the feed and the retries: nothing is applied once the folder is paused,
+    /// checked inside the turn, so nothing starts after `quiesce` returned.
+    func applyUnlessPaused(_ entries: [WireEntry]) async -> PageApplied {
+        await withCheckedContinuation { applyTurns.request($0) }
+        defer { applyTurns.leave() }
+        if await queue.paused { return .paused }
+        return await applyInTurn(entries).map { .unreachable($0) } ?? .done
+    }
+
+    /// Returns once no application is running (`syncctl pause`: what was being applied
+    /// finishes, nothing new starts).
+    func quiesce() async {
+        await withCheckedContinuation { applyTurns.request($0) }
+        applyTurns.leave()
+    }
+
+    private func applyInTurn(_ entries: [WireEntry]) async -> RemoteError? {
         pendingDownloads += entries.count
         defer { pendingDownloads -= entries.count }
         let device = await remote.deviceName ?? "device"
@@ -46,7 +68,7 @@ extension RemoteFeed {
                 retries = try index.retries.count(folder: folder)
                 if retries > 0, await !queue.paused, await rootOK() {
                     let due = try index.retries.due(folder: folder)
-                    if !due.isEmpty { await apply(due) }
+                    if !due.isEmpty { _ = await applyUnlessPaused(due) }
                 }
             } catch {
                 logger.error("cannot read remote entries kept for a retry", metadata: ["folder": "\(folder)", "error": "\(error)"])

@@ -100,10 +100,13 @@ actor RemoteFeed {
                         do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
                         continue
                     }
-                    if let unreachable = await apply(page.entries) {
+                    switch await applyUnlessPaused(page.entries) {
+                    case .done: break
+                    case .paused: continue  // paused while the long-poll waited: the cursor stays
+                    case .unreachable(let error):
                         // Some entry could not be fetched: the cursor stays; applied entries
                         // are "nothing" the next time round.
-                        throw unreachable
+                        throw error
                     }
                 }
                 if page.cursor != cursor { try index.folders.setRemoteCursor(folder: folder, page.cursor) }
