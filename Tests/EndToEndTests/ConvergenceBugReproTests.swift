@@ -59,12 +59,13 @@ struct ConvergenceBugReproTests {
         var checked = 0
         for round in 1...4 {
             let z = "z\(round).txt", big = "a\(round).bin"
-            // Park alpha's feed loop in its paused sleep (pause does not end a long-poll in flight).
+            // Park alpha's feed loop in its paused sleep: the long-poll in flight returns with
+            // wake.txt, which a paused folder does not apply (its cursor stays).
             _ = try await a.control.pause(folder: nil)
             try writeFile(b.path("wake\(round).txt"), "wake")
-            try await eventually("alpha gets wake\(round).txt") { FileManager.default.fileExists(atPath: a.path("wake\(round).txt")) }
+            try await eventually("wake\(round).txt on the server") { try await client.tree(folder: "docs")["wake\(round).txt"] != nil }
             try await Task.sleep(for: .milliseconds(300))
-            // One page for alpha, once resumed: [big (from beta), z v1 (alpha's own)].
+            // One page for alpha, once resumed: [wake, big (from beta), z v1 (alpha's own)].
             try writeFile(b.path(big), pseudoRandomBytes(count: 100 << 20, seed: UInt64(round)))
             try await eventually("\(big) on the server", timeout: .seconds(150), poll: .milliseconds(5)) {
                 try await client.tree(folder: "docs")[big] != nil

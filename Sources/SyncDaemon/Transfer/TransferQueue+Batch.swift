@@ -74,7 +74,6 @@ extension TransferQueue {
     }
 
     func record(_ result: PushBatchResult, ops: [JournalOp]) {
-        let attempts = Dictionary(ops.map { ($0.path, $0.attempts) }, uniquingKeysWith: { a, _ in a })
         var result = result
         // An op the batch gave no fate (none should be left so) is looked at again shortly.
         for op in ops where result.fates[op.path] == nil {
@@ -82,45 +81,19 @@ extension TransferQueue {
             result.settle(op.path, .unstable)
         }
         let finished = result.finished
-        let deferred = result.paths { if case .deferred = $0 { true } else { false } }
-        let forgetMove = Set(result.paths { $0 == .deferred(forgetMove: true) })
-        let held = result.paths { $0 == .held }
-        let unstable = result.paths { $0 == .unstable }
-        let transient = result.paths { $0 == .transient }
         do {
             let again = try index.journal.finish(folder: folder, done: Array(finished.keys), update: IndexUpdateBox(result.update))
             changesCommitted += result.update.bases.count
             // Waiters of this run get its outcome; those who came during it wait for the rerun (`again`).
             for (path, outcome) in finished { waiters.resolve(path, with: outcome) }
             if !again.isEmpty { logger.debug("rerunning paths changed during push", metadata: ["count": "\(again.count)"]) }
-            if !deferred.isEmpty { try index.journal.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
-            if !result.followUps.isEmpty { try index.journal.enqueue(folder: folder, paths: result.followUps) }
-            if !held.isEmpty {
-                try index.journal.hold(folder: folder, paths: held)
-                for path in held { waiters.promoteNextRun(path) }
-                logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(held.count)"])
-            }
-            for (path, fate) in result.fates {
-                guard case .failed(let error) = fate else { continue }
-                try index.journal.fail(folder: folder, paths: [path], error: error)
-                waiters.resolve(path, with: .failed(error))
-            }
-            for path in unstable {
-                try index.journal.reschedule(
-                    folder: folder, paths: [path], error: DaemonError(.changing, "file is changing while being read; retrying"),
-                    retryAt: Date().addingTimeInterval(0.2))
-                waiters.promoteNextRun(path)
-            }
-            if !transient.isEmpty {
-                let error = result.transientError ?? RemoteError(kind: .transient, code: "unknown", message: "the server could not be reached")
-                offlineError = error
-                for path in transient {
-                    let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
-                    try index.journal.reschedule(
-                        folder: folder, paths: [path], error: DaemonError(.serverUnreachable, error.description, underlying: error),
-                        retryAt: Date().addingTimeInterval(delay))
-                    waiters.promoteNextRun(path)
-                }
+            let record = try BatchRecord.writeUnfinished(result, ops: ops, folder: folder, index: index, backoff: backoff)
+            for (path, error) in record.failed { waiters.resolve(path, with: .failed(error)) }
+            for path in record.nextRun { waiters.promoteNextRun(path) }
+            let held = result.paths { $0 == .held }
+            if !held.isEmpty { logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(held.count)"]) }
+            if let transient = record.transientError {
+                offlineError = transient
             } else if !finished.isEmpty {
                 offlineError = nil
             }

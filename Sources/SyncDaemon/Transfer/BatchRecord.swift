@@ -1,0 +1,54 @@
+import Foundation
+import SyncClient
+
+/// Writes what one push batch decided for the paths that did not finish (deferred,
+/// follow-ups, held, failed, unstable, transient) into the journal, and says what the
+/// queue must tell their waiters. The finished paths are recorded first, by the queue
+/// (`JournalStore.finish`), whose waiters are answered at once. The queue keeps the
+/// waiters and its own state; this keeps the writes.
+struct BatchRecord {
+    /// Failed paths (shown, dropped until they change; waiters get the failure).
+    var failed: [(path: String, error: DaemonError)] = []
+    /// Paths that run again (held, unstable, transient): their waiters wait for that run.
+    var nextRun: [String] = []
+    /// Why the transient paths could not be sent, when some could not.
+    var transientError: RemoteError?
+
+    /// Records `result` for `ops` (attempt counts for the backoff of transient paths).
+    static func writeUnfinished(
+        _ result: PushBatchResult, ops: [JournalOp], folder: String, index: IndexStore, backoff: Backoff
+    ) throws -> BatchRecord {
+        let attempts = Dictionary(ops.map { ($0.path, $0.attempts) }, uniquingKeysWith: { a, _ in a })
+        var record = BatchRecord()
+        let deferred = result.paths { if case .deferred = $0 { true } else { false } }
+        let forgetMove = Set(result.paths { $0 == .deferred(forgetMove: true) })
+        let held = result.paths { $0 == .held }
+        let unstable = result.paths { $0 == .unstable }
+        let transient = result.paths { $0 == .transient }
+        if !deferred.isEmpty { try index.journal.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
+        if !result.followUps.isEmpty { try index.journal.enqueue(folder: folder, paths: result.followUps) }
+        if !held.isEmpty { try index.journal.hold(folder: folder, paths: held) }
+        for (path, fate) in result.fates {
+            guard case .failed(let error) = fate else { continue }
+            try index.journal.fail(folder: folder, paths: [path], error: error)
+            record.failed.append((path, error))
+        }
+        for path in unstable {
+            try index.journal.reschedule(
+                folder: folder, paths: [path], error: DaemonError(.changing, "file is changing while being read; retrying"),
+                retryAt: Date().addingTimeInterval(0.2))
+        }
+        if !transient.isEmpty {
+            let error = result.transientError ?? RemoteError(kind: .transient, code: "unknown", message: "the server could not be reached")
+            record.transientError = error
+            for path in transient {
+                let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
+                try index.journal.reschedule(
+                    folder: folder, paths: [path], error: DaemonError(.serverUnreachable, error.description, underlying: error),
+                    retryAt: Date().addingTimeInterval(delay))
+            }
+        }
+        record.nextRun = held + unstable + transient
+        return record
+    }
+}
