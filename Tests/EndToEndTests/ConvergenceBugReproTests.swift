@@ -122,10 +122,11 @@ struct ConvergenceBugReproTests {
         try await rig.waitForBoth([
             "anchor.txt": contentHash("anchor"), "d": Self.dir, "d/f1.txt": contentHash("f1"), "d/x.txt": contentHash("x0"),
         ])
-        // Keep beta's queue busy with one big upload.
+        // Keep beta's queue busy with one big upload. (It shows as transferring once hashed:
+        // 150 MiB in a debug build, on a machine running the whole suite, can take a minute.)
         let big = pseudoRandomBytes(count: 150 << 20, seed: 3)
         try writeFile(b.path("big.bin"), big)
-        try await eventually("beta uploads big.bin", timeout: .seconds(60), poll: .milliseconds(5)) {
+        try await eventually("beta uploads big.bin", timeout: .seconds(150), poll: .milliseconds(5)) {
             try await Self.transferring(b, "big.bin")
         }
         try FileManager.default.moveItem(atPath: b.path("d"), toPath: b.path("e"))
