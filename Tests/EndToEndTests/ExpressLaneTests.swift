@@ -18,14 +18,22 @@ struct ExpressLaneTests {
         defer { rig.stop() }
         let runner = Task { await rig.queue.run() }
         defer { runner.cancel() }
-        // The big file's commit reaches the proxy and is held there until released.
-        let gate = DispatchSemaphore(value: 0)
+        // The big file's commit reaches the proxy and is held there until released; so is
+        // every resend of it (the server drops a request it waits on for ~10 s, and the client
+        // sends the commit again under its id).
         let held = Atomic<Bool>(false)
-        defer { gate.signal() }
-        rig.proxy.beforeForwarding(requestContaining: "\"big.bin\"") {
-            held.store(true, ordering: .sequentiallyConsistent)
-            gate.wait()
+        let released = Atomic<Bool>(false)
+        defer { released.store(true, ordering: .sequentiallyConsistent) }
+        let proxy = rig.proxy
+        @Sendable func holdBigCommits() {
+            proxy.beforeForwarding(requestContaining: "\"big.bin\"") {
+                guard !released.load(ordering: .sequentiallyConsistent) else { return }
+                held.store(true, ordering: .sequentiallyConsistent)
+                holdBigCommits()
+                while !released.load(ordering: .sequentiallyConsistent) { usleep(10_000) }
+            }
         }
+        holdBigCommits()
         try writeFile(rig.folder + "/big.bin", String(repeating: "0123456789abcdef", count: 1 << 12))
         try await rig.queue.enqueue(["big.bin"])
         try await eventually("the big file's commit is held at the proxy", timeout: .seconds(60)) { held.load(ordering: .sequentiallyConsistent) }
@@ -43,7 +51,7 @@ struct ExpressLaneTests {
         #expect(try rig.index.base.record(folder: "docs", path: "big.bin") == nil, "the big file was not held: nothing was tested")
 
         // Released: the big file is committed too, and the small edit's waiter has its answer.
-        gate.signal()
+        released.store(true, ordering: .sequentiallyConsistent)
         guard case .committed = try await small.value else {
             Issue.record("the small edit was not committed")
             return
