@@ -55,8 +55,29 @@ public struct ServerAdmin: Sendable {
     /// a token it already holds gets 401, also on a server that is running.
     @discardableResult
     public func revokeDevice(_ nameOrID: String, now: Date = Date()) async throws -> DeviceInfo {
+        let device = try await findDevice(nameOrID)
+        try await metadata.accounts.revokeDevice(id: device.id, at: Int64(now.timeIntervalSince1970))
+        var revoked = device
+        revoked.revoked = true
+        return revoked
+    }
+
+    /// Renames the device named `nameOrID` (its name, or its id) to `newName`,
+    /// which no other device may have. History keeps naming it by id.
+    @discardableResult
+    public func renameDevice(_ nameOrID: String, to newName: String) async throws -> DeviceInfo {
+        try Identifiers.validateDeviceName(newName)
+        var device = try await findDevice(nameOrID)
+        try await metadata.accounts.renameDevice(id: device.id, to: newName)
+        device.name = newName
+        return device
+    }
+
+    /// The one device whose id is `nameOrID`, else the one named so.
+    func findDevice(_ nameOrID: String) async throws -> DeviceInfo {
         let all = try await devices()
-        let matches = all.filter { $0.id == nameOrID }.isEmpty ? all.filter { $0.name == nameOrID } : all.filter { $0.id == nameOrID }
+        let byID = all.filter { $0.id == nameOrID }
+        let matches = byID.isEmpty ? all.filter { $0.name == nameOrID } : byID
         guard let device = matches.first else { throw APIError.notFound("no device named '\(nameOrID)'") }
         guard matches.count == 1 else {
             throw APIError(
@@ -64,10 +85,7 @@ public struct ServerAdmin: Sendable {
                 "\(matches.count) devices are named '\(nameOrID)'; give one of their ids: "
                     + matches.map(\.id).joined(separator: ", "))
         }
-        try await metadata.accounts.revokeDevice(id: device.id, at: Int64(now.timeIntervalSince1970))
-        var revoked = device
-        revoked.revoked = true
-        return revoked
+        return device
     }
 
     /// Grants an existing device access to an existing folder (idempotent).
