@@ -91,7 +91,7 @@ struct Serve: AsyncParsableCommand {
 
 struct FolderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "folder", abstract: "Manage folders.", subcommands: [Add.self])
+        commandName: "folder", abstract: "Manage folders.", subcommands: [Add.self, List.self, Grant.self, Revoke.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

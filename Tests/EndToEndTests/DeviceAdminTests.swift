@@ -36,3 +36,28 @@ struct DeviceAdminTests {
         #expect(try server.admin(["device", "list"]).contains("\tdesk\tdocs\trevoked"))
     }
 }
+
+/// `sync-server folder list|grant|revoke` against a server process that is running.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct FolderAccessAdminTests {
+    @Test func grantAndRevokeAFolderApplyToTheNextRequest() async throws {
+        let tmp = try TemporaryDirectory("folder-admin")
+        defer { tmp.remove() }
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        let credential = try server.provision(folder: "docs", device: "laptop")
+        try server.admin(["folder", "add", "photos"])
+        try await server.start()
+        defer { server.stop() }
+        let client = server.client(credential: credential)
+        await #expect(throws: (any Error).self) { _ = try await client.tree(folder: "photos") }
+
+        try server.admin(["folder", "grant", "photos", "--device", "laptop"])
+        _ = try await client.tree(folder: "photos")
+        #expect(try server.admin(["folder", "list"]) == "FOLDER\tDEVICES\ndocs\tlaptop\nphotos\tlaptop")
+
+        try server.admin(["folder", "revoke", "docs", "--device", "laptop"])
+        await #expect(throws: (any Error).self) { _ = try await client.tree(folder: "docs") }
+        _ = try await client.tree(folder: "photos")
+        #expect(try server.admin(["folder", "list"]) == "FOLDER\tDEVICES\ndocs\t\nphotos\tlaptop")
+    }
+}

@@ -73,6 +73,23 @@ public struct ServerAdmin: Sendable {
         return device
     }
 
+    /// Grants the device named `nameOrID` access to `folder`; returns the device.
+    @discardableResult
+    public func grant(deviceNamed nameOrID: String, folder: String) async throws -> DeviceInfo {
+        let device = try await findDevice(nameOrID)
+        try await grant(device: device.id, folder: folder)
+        return device
+    }
+
+    /// Takes `folder` away from the device named `nameOrID`: its next request for
+    /// that folder is refused with 403, also on a running server.
+    @discardableResult
+    public func revokeAccess(deviceNamed nameOrID: String, folder: String) async throws -> DeviceInfo {
+        let device = try await findDevice(nameOrID)
+        try await metadata.accounts.ungrant(device: device.id, folder: folder)
+        return device
+    }
+
     /// The one device whose id is `nameOrID`, else the one named so.
     func findDevice(_ nameOrID: String) async throws -> DeviceInfo {
         let all = try await devices()

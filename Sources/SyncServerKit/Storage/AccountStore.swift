@@ -99,6 +99,14 @@ struct AccountStore: Sendable {
         }
     }
 
+    /// Takes `folder` away from device `id` (idempotent); its next request there gets 403.
+    func ungrant(device id: String, folder: String) async throws {
+        try await pool.write { db in
+            try Self.requireFolders([folder], db)
+            try db.execute(sql: "DELETE FROM grants WHERE device_id = ? AND folder_id = ?", arguments: [id, folder])
+        }
+    }
+
     /// Gives the device `id` the name `name`, which no other device may have.
     func renameDevice(id: String, to name: String) async throws {
         try await pool.write { db in
