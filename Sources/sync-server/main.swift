@@ -91,7 +91,7 @@ struct Serve: AsyncParsableCommand {
 
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Manage devices.", subcommands: [Add.self, List.self, Revoke.self])
+        commandName: "device", abstract: "Manage devices.", subcommands: [Add.self, List.self, Rename.self, Revoke.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -127,6 +127,26 @@ struct DeviceCommand: AsyncParsableCommand {
                 let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
                 let revoked = try await admin.revokeDevice(device)
                 Output.error("revoked device \(revoked.name) (\(revoked.id))")
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a device.",
+            discussion: "Names are unique: a name another device has is refused. Give the device's id when several share the old name.")
+
+        @Argument(help: ArgumentHelp("The device's name or id.", valueName: "NAME"))
+        var device: String
+        @Argument(help: ArgumentHelp("The new name.", valueName: "NEW-NAME"))
+        var newName: String
+        @OptionGroup var options: ConfigOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let renamed = try await admin.renameDevice(device, to: newName)
+                Output.error("renamed device \(device) to \(renamed.name) (\(renamed.id))")
             }
         }
     }

@@ -55,30 +55,43 @@ public struct ServerAdmin: Sendable {
     /// a token it already holds gets 401, also on a server that is running.
     @discardableResult
     public func revokeDevice(_ nameOrID: String, now: Date = Date()) async throws -> DeviceInfo {
-        let device = try await device(nameOrID)
+        let device = try await findDevice(nameOrID)
         try await metadata.accounts.revokeDevice(id: device.id, at: Int64(now.timeIntervalSince1970))
         var revoked = device
         revoked.revoked = true
         return revoked
     }
 
-    /// Grants an existing device access to an existing folder (idempotent).
-    /// Takes effect at the device's next request.
-    public func grant(device: String, folder: String) async throws {
-        try await metadata.accounts.grant(device: device, folder: folder)
-    }
-
-    /// `sync-server folder grant`: the device named `nameOrID` (its name, or its id when
-    /// names are shared) gets access to `folder`, also on a running server.
+    /// Renames the device named `nameOrID` (its name, or its id) to `newName`,
+    /// which no other device may have. History keeps naming it by id.
     @discardableResult
-    public func grant(folder: String, toDevice nameOrID: String) async throws -> DeviceInfo {
-        let device = try await device(nameOrID)
-        try await metadata.accounts.grant(device: device.id, folder: folder)
+    public func renameDevice(_ nameOrID: String, to newName: String) async throws -> DeviceInfo {
+        try Identifiers.validateDeviceName(newName)
+        var device = try await findDevice(nameOrID)
+        try await metadata.accounts.renameDevice(id: device.id, to: newName)
+        device.name = newName
         return device
     }
 
-    /// The one device with this id, or else this name.
-    func device(_ nameOrID: String) async throws -> DeviceInfo {
+    /// Grants the device named `nameOrID` access to `folder`; returns the device.
+    @discardableResult
+    public func grant(deviceNamed nameOrID: String, folder: String) async throws -> DeviceInfo {
+        let device = try await findDevice(nameOrID)
+        try await grant(device: device.id, folder: folder)
+        return device
+    }
+
+    /// Takes `folder` away from the device named `nameOrID`: its next request for
+    /// that folder is refused with 403, also on a running server.
+    @discardableResult
+    public func revokeAccess(deviceNamed nameOrID: String, folder: String) async throws -> DeviceInfo {
+        let device = try await findDevice(nameOrID)
+        try await metadata.accounts.ungrant(device: device.id, folder: folder)
+        return device
+    }
+
+    /// The one device whose id is `nameOrID`, else the one named so.
+    func findDevice(_ nameOrID: String) async throws -> DeviceInfo {
         let all = try await devices()
         let byID = all.filter { $0.id == nameOrID }
         let matches = byID.isEmpty ? all.filter { $0.name == nameOrID } : byID
@@ -90,6 +103,12 @@ public struct ServerAdmin: Sendable {
                     + matches.map(\.id).joined(separator: ", "))
         }
         return device
+    }
+
+    /// Grants an existing device access to an existing folder (idempotent).
+    /// Takes effect at the device's next request.
+    public func grant(device: String, folder: String) async throws {
+        try await metadata.accounts.grant(device: device, folder: folder)
     }
 
     /// The versions of `path` in `folder`, newest first.

@@ -78,6 +78,7 @@ struct AccountStore: Sendable {
     func addDevice(id: String, name: String, secretHash: String, folders: [String]) async throws {
         try await pool.write { db in
             try Self.requireFolders(folders, db)
+            try Self.requireNameFree(name, except: nil, db)
             try db.execute(
                 sql: "INSERT INTO devices (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)",
                 arguments: [id, name, secretHash, MetadataStore.nowSeconds()])
@@ -96,6 +97,35 @@ struct AccountStore: Sendable {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO grants (device_id, folder_id) VALUES (?, ?)", arguments: [device, folder])
         }
+    }
+
+    /// Takes `folder` away from device `id` (idempotent); its next request there gets 403.
+    func ungrant(device id: String, folder: String) async throws {
+        try await pool.write { db in
+            try Self.requireFolders([folder], db)
+            try db.execute(sql: "DELETE FROM grants WHERE device_id = ? AND folder_id = ?", arguments: [id, folder])
+        }
+    }
+
+    /// Gives the device `id` the name `name`, which no other device may have.
+    func renameDevice(id: String, to name: String) async throws {
+        try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [id]) != nil else {
+                throw APIError.notFound("device '\(id)' does not exist")
+            }
+            try Self.requireNameFree(name, except: id, db)
+            try db.execute(sql: "UPDATE devices SET name = ? WHERE id = ?", arguments: [name, id])
+        }
+    }
+
+    /// Device names are unique (migration v8 enforces it in the database too); this
+    /// check comes first so the operator reads a sentence, not a constraint error.
+    private static func requireNameFree(_ name: String, except id: String?, _ db: Database) throws {
+        let holder = try String.fetchOne(
+            db, sql: "SELECT id FROM devices WHERE name = ? AND id IS NOT ?", arguments: [name, id])
+        guard let holder else { return }
+        throw APIError.alreadyExists(
+            "a device named '\(name)' already exists (id \(holder)); choose another name, or rename or revoke that device first")
     }
 
     private static func requireFolders(_ folders: [String], _ db: Database) throws {

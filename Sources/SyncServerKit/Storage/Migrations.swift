@@ -46,8 +46,23 @@ enum Migrations {
             // migration's time: their grace period starts now.
             try db.execute(sql: v7ChunkGC)
         }
+        migrator.registerMigration("v8-unique-device-names") { db in
+            // Device names are unique from now on. Triggers, not a unique index: a database
+            // that already holds two devices of one name keeps them (revoke or rename one);
+            // only new names and renames are checked.
+            try db.execute(sql: v8UniqueDeviceNames)
+        }
         return migrator
     }
+
+    static let v8UniqueDeviceNames = """
+        CREATE TRIGGER devices_unique_name_insert BEFORE INSERT ON devices
+        WHEN EXISTS (SELECT 1 FROM devices WHERE name = NEW.name)
+        BEGIN SELECT RAISE(ABORT, 'device name already in use'); END;
+        CREATE TRIGGER devices_unique_name_update BEFORE UPDATE OF name ON devices
+        WHEN NEW.name <> OLD.name AND EXISTS (SELECT 1 FROM devices WHERE name = NEW.name AND id <> NEW.id)
+        BEGIN SELECT RAISE(ABORT, 'device name already in use'); END;
+        """
 
     /// Names of all migrations, in order.
     static var names: [String] { migrator.migrations }

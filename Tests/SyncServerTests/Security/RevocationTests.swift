@@ -32,7 +32,11 @@ struct RevocationTests {
         try await Fixture.with { fixture in
             try await fixture.server.makeApplication().test(.router) { client in
                 let other = try await fixture.server.admin.addDevice(name: "phone", folders: [Fixture.folder])
-                _ = try await fixture.server.admin.addDevice(name: "phone", folders: [Fixture.folder])
+                // Two devices of one name exist only in databases from before v8-unique-device-names.
+                try await fixture.server.metadata.pool.write { db in
+                    try db.execute(sql: "DROP TRIGGER devices_unique_name_insert")
+                    try db.execute(sql: "INSERT INTO devices (id, name, secret_hash, created_at) VALUES ('0123456789abcdef', 'phone', 'h', 0)")
+                }
                 await #expect(throws: APIError.self) { try await fixture.server.admin.revokeDevice("phone") }
                 await #expect(throws: APIError.self) { try await fixture.server.admin.revokeDevice("no-such-device") }
                 let token = try await client.token(other)
