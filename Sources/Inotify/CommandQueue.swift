@@ -11,6 +11,7 @@ final class CommandQueue: @unchecked Sendable {
             reply: @Sendable (Result<Int, WatchError>) -> Void)
         case unsubscribe(root: String)
         case watch(path: String, reply: @Sendable (Result<Int, WatchError>) -> Void)
+        case barrier(root: String, token: UInt64, reply: @Sendable (Bool) -> Void)
     }
 
     let eventFD: Int32

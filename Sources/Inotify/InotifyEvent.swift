@@ -37,6 +37,9 @@ public enum WatchMessage: Sendable, Equatable {
     case rescanNeeded
     /// A new directory could not be watched (e.g. ENOSPC: out of watches).
     case watchFailed(path: String, error: WatchError)
+    /// Every event the kernel had queued when `InotifyWatcher.barrier` was asked came
+    /// before this (see `syncctl wait`).
+    case barrier(UInt64)
 }
 
 public struct WatchError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -47,6 +47,17 @@ public final class InotifyWatcher: @unchecked Sendable {
         }
     }
 
+    /// Reads what the kernel has queued so far, then puts `.barrier(token)` into the stream
+    /// of the subscriber at `root`, after those events. False when it could not (no such
+    /// subscriber, watching never started, or its buffer is full: a rescan is coming then).
+    public func barrier(root: String, token: UInt64) async -> Bool {
+        startIfNeeded()
+        let normalized = root.hasSuffix("/") ? String(root.dropLast()) : root
+        return await withCheckedContinuation { reply in
+            commands.send(.barrier(root: normalized, token: token) { reply.resume(returning: $0) })
+        }
+    }
+
     private func startIfNeeded() {
         startLock.withLock {
             guard thread == nil else { return }
@@ -98,6 +109,7 @@ public final class InotifyWatcher: @unchecked Sendable {
                     e.path = path
                     reply(.failure(e))
                 case .unsubscribe: break
+                case .barrier(_, _, let reply): reply(false)
                 }
             }
         }
@@ -114,6 +126,9 @@ public final class InotifyWatcher: @unchecked Sendable {
             state.subscribers[root]?.continuation.finish()
             state.subscribers[root] = nil
             state.watched.remove(subtree: root)
+        case .barrier(let root, let token, let reply):
+            if state.watched.fd >= 0 { drainEvents(fd: state.watched.fd) }
+            reply(state.deliverBarrier(token, to: root))
         }
     }
 

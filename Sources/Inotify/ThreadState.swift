@@ -96,6 +96,13 @@ struct ThreadState {
         }
     }
 
+    /// True when the subscriber at `root` took the barrier into its stream.
+    func deliverBarrier(_ token: UInt64, to root: String) -> Bool {
+        guard let subscriber = subscribers[root] else { return false }
+        if case .enqueued = subscriber.continuation.yield(.barrier(token)) { return true }
+        return false
+    }
+
     /// Tells every subscriber to rescan; stays pending until each accepted it.
     mutating func deliverOverflow() {
         var allDelivered = true

@@ -44,6 +44,21 @@ public struct ControlClient: Sendable {
         try decode(FolderActionReply.self, try await request(.POST, "/v1/rescan" + query(folder)))
     }
 
+    /// Returns once the folder (or every folder) is in sync as of the call, or is stuck, or
+    /// `timeout` passed (nil: no limit).
+    public func wait(folder: String?, timeout: Duration?) async throws(Failure) -> WaitReply {
+        var parameters: [String] = []
+        if let folder { parameters.append("folder=" + Self.escape(folder)) }
+        var answerWithin = TimeAmount.hours(24 * 365)
+        if let timeout {
+            let ms = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+            parameters.append("timeout_ms=\(ms)")
+            answerWithin = .milliseconds(ms) + .seconds(30)
+        }
+        let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
+        return try decode(WaitReply.self, try await request(.POST, "/v1/wait" + query, timeout: answerWithin))
+    }
+
     public func conflicts() async throws(Failure) -> [ConflictInfo] {
         try decode([ConflictInfo].self, try await request(.GET, "/v1/conflicts"))
     }
@@ -65,7 +80,7 @@ public struct ControlClient: Sendable {
         return "?folder=" + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder)
     }
 
-    private func request(_ method: HTTPMethod, _ path: String) async throws(Failure) -> [UInt8] {
+    private func request(_ method: HTTPMethod, _ path: String, timeout: TimeAmount = .seconds(10)) async throws(Failure) -> [UInt8] {
         guard let url = URL(httpURLWithSocketPath: socketPath, uri: path) else {
             throw .failed("bad control socket path \(socketPath)")
         }
@@ -73,7 +88,7 @@ public struct ControlClient: Sendable {
         request.method = method
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            response = try await HTTPClient.shared.execute(request, timeout: timeout)
         } catch {
             throw .unreachable(socket: socketPath, reason: "\(error)")
         }
@@ -84,10 +99,20 @@ public struct ControlClient: Sendable {
             throw .failed("reading the daemon's answer: \(error)")
         }
         guard response.status == .ok else {
-            let text = String(decoding: body, as: UTF8.self)
-            throw .failed("syncd: \(text.isEmpty ? response.status.description : text)")
+            throw .failed("syncd: " + Self.message(body, status: response.status))
         }
         return body
+    }
+
+    /// The sentence inside an error answer (`{"error": {"message": …}}`), never the raw JSON.
+    static func message(_ body: [UInt8], status: HTTPResponseStatus) -> String {
+        struct Answer: Decodable {
+            struct Detail: Decodable { var message: String }
+            var error: Detail
+        }
+        if let answer = try? JSONDecoder().decode(Answer.self, from: Data(body)) { return answer.error.message }
+        let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? "\(status.code) \(status.reasonPhrase)" : text
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(Failure) -> T {

@@ -5,7 +5,11 @@ import SyncControl
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Shows each folder's state, pending work, transfers, conflicts and errors.",
-        discussion: "Exit status: 0 when every folder is fine, 1 when one is offline or in error, 2 when syncd is not reachable.")
+        discussion: """
+            Exit status: 0 every folder is fine; 1 an error is shown (a folder in error or \
+            offline) or a conflict is unresolved; 2 syncd is not reachable; 3 a folder waits for \
+            you (paused, deletes held).
+            """)
 
     @OptionGroup var daemon: DaemonOptions
     @ParentCommand var root: Syncctl
@@ -23,8 +27,7 @@ struct Status: AsyncParsableCommand {
         } else {
             Exit.out(StatusText.render(report))
         }
-        // An error shown: a folder in error, or offline (its changes are not reaching the server).
-        if report.folders.contains(where: { $0.state == .error || $0.state == .offline }) { throw ExitCode(1) }
+        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
 }
 

@@ -9,9 +9,12 @@ struct Syncctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "syncctl",
         abstract: "Shows and steers what syncd is doing.",
-        discussion: "Exit status: 0 ok, 1 an error was shown, 2 the daemon is not reachable.",
+        discussion: """
+            Exit status: 0 all fine; 1 an error or an unresolved conflict was shown; 2 syncd is \
+            not reachable; 3 waiting (offline, paused, deletes held, out of time).
+            """,
         version: ProductVersion.current,
-        subcommands: [Status.self, Pause.self, Resume.self, Rescan.self, Conflicts.self, ApproveDeletes.self, Restore.self])
+        subcommands: [Status.self, Wait.self, Pause.self, Resume.self, Rescan.self, Conflicts.self, ApproveDeletes.self, Restore.self])
 
     /// `syncctl --config FILE status`: the contract puts these before the verb.
     @OptionGroup var daemon: DaemonOptions
@@ -59,6 +62,13 @@ enum Exit {
         case .unreachable: fail("syncctl: \(failure)", code: 2)
         case .failed: fail("syncctl: \(failure)", code: 1)
         }
+    }
+
+    /// One JSON object, keys sorted (the scriptable form of every verb).
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     static func out(_ text: String) {

@@ -4,15 +4,19 @@ public struct ChangesResponse: Codable, Sendable {
     /// Pass as `since` next time.
     public var cursor: Int64
     public var hasMore: Bool
+    /// The folder's latest revision when the page was read (extension; nil from an older
+    /// server). `syncctl wait` waits for the cursor to reach it.
+    public var head: Int64?
 
-    public init(entries: [WireEntry], cursor: Int64, hasMore: Bool) {
+    public init(entries: [WireEntry], cursor: Int64, hasMore: Bool, head: Int64? = nil) {
         self.entries = entries
         self.cursor = cursor
         self.hasMore = hasMore
+        self.head = head
     }
 
     enum CodingKeys: String, CodingKey {
-        case entries, cursor
+        case entries, cursor, head
         case hasMore = "has_more"
     }
 }

@@ -39,6 +39,15 @@ enum ControlServer {
         router.post("/v1/rescan") { request, _ in
             try json(FolderActionReply(folders: try await daemon.rescan(folder: request.uri.queryParameters["folder"].map(String.init))))
         }
+        router.post("/v1/wait") { request, _ in
+            let query = request.uri.queryParameters
+            var timeout = Duration.seconds(365 * 86_400)
+            if let text = query["timeout_ms"] {
+                guard let ms = Int64(text), ms >= 0 else { throw HTTPError(.badRequest, message: "timeout_ms must be a whole number of milliseconds") }
+                timeout = .milliseconds(ms)
+            }
+            return try json(try await daemon.wait(folder: query["folder"].map(String.init), timeout: timeout))
+        }
         router.get("/v1/conflicts") { _, _ in
             try json(try await daemon.conflicts())
         }
@@ -103,6 +112,19 @@ final class DaemonState: Sendable {
         let chosen = try choose(folder)
         for engine in chosen { await engine.rescanNow() }
         return chosen.map(\.id)
+    }
+
+    /// `syncctl wait`: the chosen folders wait side by side, each until it is in sync, stuck,
+    /// or out of time.
+    func wait(folder: String?, timeout: Duration) async throws -> WaitReply {
+        let chosen = try choose(folder)
+        let results = await withTaskGroup(of: FolderWaitResult.self) { group in
+            for engine in chosen { group.addTask { await engine.waitUntilSynced(timeout: timeout) } }
+            var all: [FolderWaitResult] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        return WaitReply(folders: results.sorted { $0.id < $1.id })
     }
 
     func conflicts() async throws -> [ConflictInfo] {

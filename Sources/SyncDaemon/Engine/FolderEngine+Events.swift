@@ -10,6 +10,8 @@ extension FolderEngine {
             watch.failed(error)
         case .event(let event):
             await handle(event)
+        case .barrier(let token):
+            barriers.pass(token)
         }
     }
 

@@ -38,6 +38,8 @@ public actor FolderEngine {
     var settle: SettleStateMachine<ContinuousClock.Instant>
     /// The deadline the timer loop sleeps until (nil: none); an earlier one wakes it.
     var timerTarget: ContinuousClock.Instant?
+    /// Barriers of `syncctl wait` that came through the watcher's stream.
+    var barriers = WatchBarriers()
 
     init(
         config: DaemonConfig.Folder, index: IndexStore, queue: TransferQueue, progress: TransferProgress,

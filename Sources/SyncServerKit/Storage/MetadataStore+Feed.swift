@@ -12,7 +12,7 @@ extension MetadataStore {
             var entries = try EntryColumns.fetchAll(statement, arguments: [folder, since, limit + 1])
             let hasMore = entries.count > limit
             if hasMore { entries.removeLast() }
-            return ChangesResponse(entries: entries, cursor: entries.last?.rev ?? folderRev, hasMore: hasMore)
+            return ChangesResponse(entries: entries, cursor: entries.last?.rev ?? folderRev, hasMore: hasMore, head: folderRev)
         }
     }
 

@@ -31,6 +31,7 @@ final class FaultProxy: Sendable {
     private struct State {
         var marker: [UInt8]?
         var hook: (marker: [UInt8], action: @Sendable () -> Void)?
+        var replyDelay: (marker: [UInt8], milliseconds: Int)?
         var faults = 0
         var stopped = false
         var chaos: Chaos?
@@ -70,6 +71,13 @@ final class FaultProxy: Sendable {
     /// may have), `action` runs, once, on the proxy's thread.
     func beforeForwarding(requestContaining marker: String, _ action: @escaping @Sendable () -> Void) {
         state.withLock { $0.hook = (Array(marker.utf8), action) }
+    }
+
+    /// From now on, every reply to a request containing `marker` is held `delay` before it
+    /// is passed on (a slow network for, say, the change feed's long-polls).
+    func delayReplies(toRequestsContaining marker: String, by delay: Duration) {
+        let ms = Int(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+        state.withLock { $0.replyDelay = (Array(marker.utf8), ms) }
     }
 
     var faults: Int { state.withLock { $0.faults } }
@@ -165,6 +173,8 @@ final class FaultProxy: Sendable {
         let client: Int32
         let upstream: Int32
         let doomed = Atomic<Bool>(false)
+        /// Milliseconds to hold the next reply (see `delayReplies`).
+        let replyDelay = Atomic<Int>(0)
         let closed = Atomic<Bool>(false)
         private let rng: Mutex<SplitMix64>
         init(client: Int32, upstream: Int32, seed: UInt64) {
@@ -201,6 +211,11 @@ final class FaultProxy: Sendable {
                 return true
             }
             if armed { connection.doomed.store(true, ordering: .sequentiallyConsistent) }
+            let delay = state.withLock { state -> Int in
+                guard let rule = state.replyDelay, Self.contains(recent, rule.marker) else { return 0 }
+                return rule.milliseconds
+            }
+            if delay > 0 { connection.replyDelay.store(delay, ordering: .sequentiallyConsistent) }
             let hook = state.withLock { state -> (@Sendable () -> Void)? in
                 guard let hook = state.hook, Self.contains(recent, hook.marker) else { return nil }
                 state.hook = nil
@@ -224,6 +239,8 @@ final class FaultProxy: Sendable {
                 break
             }
             if !suffer(connection) { break }
+            let delay = connection.replyDelay.exchange(0, ordering: .sequentiallyConsistent)
+            if delay > 0 { usleep(UInt32(delay) * 1000) }
             if !Self.sendAll(connection.client, Array(buffer[0..<n])) { break }
         }
         connection.cut()
