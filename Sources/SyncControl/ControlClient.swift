@@ -71,6 +71,15 @@ public struct ControlClient: Sendable {
         return try decode(RestoreReply.self, try await request(.POST, "/v1/restore" + query))
     }
 
+    /// Everything the daemon knows about one path: absolute, or relative to
+    /// `workingDirectory` when that is inside a synced folder, else to the folder's root.
+    public func explain(path: String, folder: String?, workingDirectory: String? = nil) async throws(Failure) -> ExplainReply {
+        var query = "?path=" + Self.escape(path)
+        if let folder { query += "&folder=" + Self.escape(folder) }
+        if let workingDirectory { query += "&cwd=" + Self.escape(workingDirectory) }
+        return try decode(ExplainReply.self, try await request(.GET, "/v1/explain" + query))
+    }
+
     private static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }

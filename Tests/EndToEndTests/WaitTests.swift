@@ -52,6 +52,7 @@ struct WaitTests {
         try await rig.daemon.waitUntilIdle()
         rig.server.stop()
         try writeFile(rig.daemon.path("a.txt"), "not sent\n")
+        try await eventually("offline") { try await rig.daemon.status()?.state == .offline }
         let started = ContinuousClock.now
         let run = try rig.daemon.syncctl("wait", "--timeout", "3s")
         #expect(run.status == 3, "\(run.out)\(run.err)")

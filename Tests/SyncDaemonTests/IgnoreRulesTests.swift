@@ -63,3 +63,20 @@ struct BackoffTests {
         #expect(b.delay(afterAttempt: 2, jitter: 0.5) == 3)
     }
 }
+
+/// `syncctl explain` names the rule that ignores a path, and where it is written.
+struct IgnoreRuleMatchTests {
+    let rules = IgnoreRules(config: ["*.tmp"], file: ["# build output", "build/", "*.log", "!keep.log"])
+
+    @Test func theDecidingRuleAndItsPlace() {
+        #expect(rules.match("a/x.log", isDirectory: false) == .init(rule: "*.log", source: .file(line: 3), matched: "a/x.log"))
+        #expect(rules.match("x.tmp", isDirectory: false) == .init(rule: "*.tmp", source: .config, matched: "x.tmp"))
+        #expect(rules.match(".x.swp", isDirectory: false)?.source == .builtIn)
+        // Inside an ignored directory: the directory's rule, and which directory.
+        #expect(rules.match("src/build/out.o", isDirectory: false) == .init(rule: "build/", source: .file(line: 2), matched: "src/build"))
+        // Taken back by a later `!` rule: not ignored, no rule.
+        #expect(rules.match("keep.log", isDirectory: false) == nil)
+        #expect(rules.match("notes.txt", isDirectory: false) == nil)
+        #expect(rules.isIgnored("a/x.log", isDirectory: false) && !rules.isIgnored("keep.log", isDirectory: false))
+    }
+}

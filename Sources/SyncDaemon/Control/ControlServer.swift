@@ -48,6 +48,12 @@ enum ControlServer {
             }
             return try json(try await daemon.wait(folder: query["folder"].map(String.init), timeout: timeout))
         }
+        router.get("/v1/explain") { request, _ in
+            let query = request.uri.queryParameters
+            guard let path = query["path"].map(String.init) else { throw HTTPError(.badRequest, message: "path is required") }
+            return try json(
+                try await daemon.explain(path: path, folder: query["folder"].map(String.init), cwd: query["cwd"].map(String.init)))
+        }
         router.get("/v1/conflicts") { _, _ in
             try json(try await daemon.conflicts())
         }
@@ -133,15 +139,48 @@ final class DaemonState: Sendable {
         return all
     }
 
-    /// `path` is absolute (inside a folder's root) or relative to `folder`
-    /// (which may be omitted when there is one folder).
+    /// `path` is absolute (inside a folder's root) or relative to `folder` (which may be
+    /// omitted when there is one folder).
     func restore(path raw: String, rev: Int64?, folder: String?) async throws -> RestoreReply {
-        let engine: FolderEngine
+        guard let (engine, path) = try locate(raw, folder: folder) else {
+            throw HTTPError(.badRequest, message: "\(raw) is not inside a synced folder")
+        }
+        do {
+            return try await engine.restore(path: path, rev: rev)
+        } catch {
+            throw HTTPError(.conflict, message: error.message)
+        }
+    }
+
+    /// `syncctl explain`: what the daemon knows about one path (anywhere: outside every
+    /// folder is an answer too).
+    /// A relative path is taken from `cwd` when that is inside a folder.
+    func explain(path given: String, folder: String?, cwd: String?) async throws -> ExplainReply {
+        var raw = given
+        if !given.hasPrefix("/"), folder == nil, let cwd, cwd.hasPrefix("/") {
+            let standardized = (cwd as NSString).standardizingPath
+            if engines.contains(where: { standardized == $0.root || standardized.hasPrefix($0.root + "/") }) {
+                raw = standardized + "/" + given
+            }
+        }
+        guard let (engine, path) = try locate(raw, folder: folder) else {
+            let roots = engines.map(\.root).joined(separator: ", ")
+            return ExplainReply(
+                folder: nil, path: raw, verdict: .outside,
+                sentence: "Not inside any synced folder (synced here: \(roots.isEmpty ? "none" : roots)).", details: PathDetails())
+        }
+        return try await engine.explain(path)
+    }
+
+    /// The folder holding `raw` and the path inside it; nil for an absolute path outside
+    /// every folder. A relative path needs `folder` when several are synced.
+    private func locate(_ raw: String, folder: String?) throws -> (FolderEngine, String)? {
         var relative = raw
+        let engine: FolderEngine
         if raw.hasPrefix("/") {
             let standardized = (raw as NSString).standardizingPath
             guard let owner = engines.first(where: { standardized.hasPrefix($0.root + "/") && (folder == nil || $0.id == folder) }) else {
-                throw HTTPError(.badRequest, message: "\(raw) is not inside a synced folder")
+                return nil
             }
             engine = owner
             relative = String(standardized.dropFirst(owner.root.count + 1))
@@ -152,14 +191,10 @@ final class DaemonState: Sendable {
             }
             engine = only
         }
-        let path: RelativePath
-        do { path = try RelativePath(validating: relative) } catch {
-            throw HTTPError(.badRequest, message: "\(raw): \(error)")
-        }
         do {
-            return try await engine.restore(path: path.string, rev: rev)
+            return (engine, try RelativePath(validating: relative).string)
         } catch {
-            throw HTTPError(.conflict, message: error.message)
+            throw HTTPError(.badRequest, message: "\(raw): \(error)")
         }
     }
 

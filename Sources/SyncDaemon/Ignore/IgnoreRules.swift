@@ -2,12 +2,35 @@
 /// trailing `/` (directories only), `!` negation, `#` comments. The last
 /// matching rule wins; a path inside an ignored directory is ignored.
 public struct IgnoreRules: Sendable, Equatable {
+    /// Where a rule comes from (`syncctl explain` names it).
+    public enum Source: Sendable, Equatable {
+        /// The daemon's own (editor temp files, our staging files).
+        case builtIn
+        /// The folder's `ignore` key in syncd's config.
+        case config
+        /// A line of the folder's `.syncignore` (1-based).
+        case file(line: Int)
+        /// The daemon's own files inside the folder (its state directory).
+        case daemon
+    }
+
     struct Rule: Sendable, Equatable {
         var pattern: [UInt8]
         var negated: Bool
         var directoryOnly: Bool
         /// Contains a `/`: matched against the whole path, else against the name.
         var anchored: Bool
+        /// The line as written, and where.
+        var text: String = ""
+        var source: Source = .config
+    }
+
+    /// The rule that ignores a path: its text, where it is written, and the path it matched
+    /// (the path itself, or a directory above it).
+    public struct Match: Sendable, Equatable {
+        public var rule: String
+        public var source: Source
+        public var matched: String
     }
 
     private(set) var rules: [Rule] = []
@@ -21,11 +44,18 @@ public struct IgnoreRules: Sendable, Equatable {
         ".*.swp", ".*.swx", "*~", "4913", ".#*", ".~lock.*#", ".goutputstream-*", ".syncd-tmp-*",
     ]
 
-    public init(patterns: [String]) {
-        for line in patterns { add(line) }
+    public init(patterns: [String], source: Source = .config) {
+        for line in patterns { add(line, source: source) }
     }
 
-    public mutating func add(_ line: String) {
+    /// The daemon's defaults, then the config's patterns, then the lines of `.syncignore`.
+    public init(config: [String], file: [String]) {
+        for line in Self.defaults { add(line, source: .builtIn) }
+        for line in config { add(line, source: .config) }
+        for (i, line) in file.enumerated() { add(line, source: .file(line: i + 1)) }
+    }
+
+    public mutating func add(_ line: String, source: Source = .config) {
         var text = Substring(line)
         while text.last == " " && !text.hasSuffix("\\ ") { text = text.dropLast() }
         guard !text.isEmpty, !text.hasPrefix("#") else { return }
@@ -52,20 +82,42 @@ public struct IgnoreRules: Sendable, Equatable {
             }
         }
         guard !text.isEmpty else { return }
-        rules.append(Rule(pattern: Array(text.utf8), negated: negated, directoryOnly: directoryOnly, anchored: anchored))
+        rules.append(
+            Rule(
+                pattern: Array(text.utf8), negated: negated, directoryOnly: directoryOnly, anchored: anchored, text: line,
+                source: source))
     }
 
     /// Whether `path` (relative, `/`-separated) itself matches, ignoring its parents.
     public func matches(_ path: String, isDirectory: Bool) -> Bool {
+        decidingRule(path, isDirectory: isDirectory) != nil
+    }
+
+    /// The last rule that ignores `path` itself, when no later `!` rule takes it back.
+    private func decidingRule(_ path: String, isDirectory: Bool) -> Rule? {
         let full = Array(path.utf8)
         let name: [UInt8]
         if let slash = full.lastIndex(of: UInt8(ascii: "/")) { name = Array(full[(slash + 1)...]) } else { name = full }
-        var ignored = false
-        for rule in rules where rule.negated == ignored {
+        var decided: Rule?
+        for rule in rules where rule.negated == (decided != nil) {
             if rule.directoryOnly && !isDirectory { continue }
-            if Glob.match(rule.pattern, rule.anchored ? full : name) { ignored = !rule.negated }
+            if Glob.match(rule.pattern, rule.anchored ? full : name) { decided = rule.negated ? nil : rule }
         }
-        return ignored
+        return decided
+    }
+
+    /// Which rule ignores `path` (or a directory above it); nil when it is not ignored.
+    public func match(_ path: String, isDirectory: Bool) -> Match? {
+        var prefix = ""
+        let parts = path.split(separator: "/")
+        for (i, part) in parts.enumerated() {
+            prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
+            let last = i == parts.count - 1
+            if let rule = decidingRule(prefix, isDirectory: last ? isDirectory : true) {
+                return Match(rule: rule.text, source: rule.source, matched: prefix)
+            }
+        }
+        return nil
     }
 
     /// Whether `path` or any directory above it is ignored.

@@ -11,7 +11,7 @@ final class FolderIgnore: Sendable {
     let folder: String
     let root: String
     let logger: Logger
-    /// The defaults and the config's patterns (a reload may change the config's).
+    /// The config's patterns (a reload may change them).
     private let configured: Mutex<[String]>
     private let excluded: [String]
     private let current: Mutex<(box: IgnoreBox, problem: String?)>
@@ -22,9 +22,9 @@ final class FolderIgnore: Sendable {
         self.folder = folder
         self.root = root
         self.logger = logger
-        self.configured = Mutex(IgnoreRules.defaults + patterns)
+        self.configured = Mutex(patterns)
         self.excluded = excluded
-        let box = IgnoreBox(rules: IgnoreRules(patterns: IgnoreRules.defaults + patterns), excluded: excluded)
+        let box = IgnoreBox(rules: IgnoreRules(config: patterns, file: []), excluded: excluded)
         self.current = Mutex((box, nil))
         self.watchFilter = WatchFilter(Self.watchDecision(root: root, box))
     }
@@ -51,10 +51,11 @@ final class FolderIgnore: Sendable {
     /// upload what it ignores) and is a `problem`.
     @discardableResult
     func reload() -> Bool {
-        var patterns = configured.withLock { $0 }
+        let patterns = configured.withLock { $0 }
+        var lines: [String] = []
         do {
             if let text = try IgnoreRules.readFile(in: FolderRoot(root)) {
-                patterns += text.split(whereSeparator: \.isNewline).map(String.init)
+                lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
             }
         } catch {
             let message = "cannot read \(IgnoreRules.fileName): \(error); the rules in force are kept"
@@ -65,7 +66,7 @@ final class FolderIgnore: Sendable {
             if new { logger.error("\(message)", metadata: ["folder": "\(folder)"]) }
             return false
         }
-        let box = IgnoreBox(rules: IgnoreRules(patterns: patterns), excluded: excluded)
+        let box = IgnoreBox(rules: IgnoreRules(config: patterns, file: lines), excluded: excluded)
         let changed = current.withLock { current in
             defer { current = (box, nil) }
             return current.box.rules != box.rules
@@ -76,7 +77,7 @@ final class FolderIgnore: Sendable {
 
     /// New patterns from the config (a reload); `reload()` then rebuilds the rules.
     func setConfigured(_ patterns: [String]) {
-        configured.withLock { $0 = IgnoreRules.defaults + patterns }
+        configured.withLock { $0 = patterns }
     }
 
     private static func watchDecision(root: String, _ box: IgnoreBox) -> @Sendable (String) -> Bool {

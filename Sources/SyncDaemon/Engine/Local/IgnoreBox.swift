@@ -3,6 +3,14 @@ struct IgnoreBox: Sendable {
     var rules: IgnoreRules
     var excluded: [String]
 
+    /// What ignores `path`, if anything (`syncctl explain`).
+    func match(_ path: String, isDirectory: Bool) -> IgnoreRules.Match? {
+        for e in excluded where path == e || path.hasPrefix(e + "/") {
+            return IgnoreRules.Match(rule: e, source: .daemon, matched: e)
+        }
+        return rules.match(path, isDirectory: isDirectory)
+    }
+
     func skips(_ path: String, isDirectory: Bool) -> Bool {
         for e in excluded where path == e || path.hasPrefix(e + "/") { return true }
         return rules.isIgnored(path, isDirectory: isDirectory)
