@@ -82,9 +82,14 @@ extension RemoteClient {
 
     /// Every version of `path` the server keeps (retention), newest first.
     public func history(folder: String, path: String) async throws(RemoteError) -> [WireEntry] {
+        try await historyWithProvenance(folder: folder, path: path).versions
+    }
+
+    /// The versions of `path`, newest first, with when and by whom each was committed.
+    public func historyWithProvenance(folder: String, path: String) async throws(RemoteError) -> HistoryResponse {
         let query = path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? path
         let response = try await send(.GET, Self.folderPath(folder) + "/history?path=" + query)
-        return try decode(HistoryResponse.self, response.body).versions
+        return try decode(HistoryResponse.self, response.body)
     }
 
     /// The change feed; with `waitSeconds` > 0 the server holds the request until something changes.

@@ -80,6 +80,14 @@ public struct ControlClient: Sendable {
         return try decode(ExplainReply.self, try await request(.GET, "/v1/explain" + query))
     }
 
+    /// The server's versions of one path, newest first (path as for `explain`).
+    public func history(path: String, folder: String?, workingDirectory: String? = nil) async throws(Failure) -> HistoryReply {
+        var query = "?path=" + Self.escape(path)
+        if let folder { query += "&folder=" + Self.escape(folder) }
+        if let workingDirectory { query += "&cwd=" + Self.escape(workingDirectory) }
+        return try decode(HistoryReply.self, try await request(.GET, "/v1/history" + query, timeout: .seconds(40)))
+    }
+
     private static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }

@@ -182,7 +182,7 @@ struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "List the versions of a path, newest first.",
-        discussion: "Columns: revision, size in bytes, content hash, whether it is a deletion, committing device.")
+        discussion: "Columns: revision, size in bytes, content hash, whether it is a deletion, committing device id, when it was committed (UTC), the device's name.")
 
     @Argument(help: ArgumentHelp("Path inside the folder, e.g. notes/todo.txt", valueName: "PATH"))
     var path: String
@@ -195,9 +195,14 @@ struct HistoryCommand: AsyncParsableCommand {
             let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
             let versions = try await admin.history(folder: folder, path: path)
             guard !versions.isEmpty else { throw CommandFailure("no versions of \(path) in folder \(folder)") }
-            Output.line("REV\tSIZE\tCONTENT_HASH\tDELETED\tDEVICE")
+            let provenance = Dictionary(
+                try await admin.provenance(folder: folder, path: path).map { ($0.rev, $0) }, uniquingKeysWith: { first, _ in first })
+            Output.line("REV\tSIZE\tCONTENT_HASH\tDELETED\tDEVICE\tCOMMITTED\tDEVICE_NAME")
             for v in versions {
-                Output.line("\(v.rev)\t\(v.size)\t\(v.contentHash)\t\(v.deleted ? "yes" : "no")\t\(v.device ?? "-")")
+                let about = provenance[v.rev]
+                let when = about.map { Date(timeIntervalSince1970: TimeInterval($0.committedAt)).formatted(.iso8601) } ?? "-"
+                Output.line(
+                    "\(v.rev)\t\(v.size)\t\(v.contentHash)\t\(v.deleted ? "yes" : "no")\t\(v.device ?? "-")\t\(when)\t\(about?.deviceName ?? "-")")
             }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import SyncClient
 import SyncControl
 import SyncCore
 import Synchronization
@@ -53,6 +54,12 @@ enum ControlServer {
             guard let path = query["path"].map(String.init) else { throw HTTPError(.badRequest, message: "path is required") }
             return try json(
                 try await daemon.explain(path: path, folder: query["folder"].map(String.init), cwd: query["cwd"].map(String.init)))
+        }
+        router.get("/v1/history") { request, _ in
+            let query = request.uri.queryParameters
+            guard let path = query["path"].map(String.init) else { throw HTTPError(.badRequest, message: "path is required") }
+            return try json(
+                try await daemon.history(path: path, folder: query["folder"].map(String.init), cwd: query["cwd"].map(String.init)))
         }
         router.get("/v1/conflicts") { _, _ in
             try json(try await daemon.conflicts())
@@ -156,13 +163,7 @@ final class DaemonState: Sendable {
     /// folder is an answer too).
     /// A relative path is taken from `cwd` when that is inside a folder.
     func explain(path given: String, folder: String?, cwd: String?) async throws -> ExplainReply {
-        var raw = given
-        if !given.hasPrefix("/"), folder == nil, let cwd, cwd.hasPrefix("/") {
-            let standardized = (cwd as NSString).standardizingPath
-            if engines.contains(where: { standardized == $0.root || standardized.hasPrefix($0.root + "/") }) {
-                raw = standardized + "/" + given
-            }
-        }
+        let raw = fromWorkingDirectory(given, folder: folder, cwd: cwd)
         guard let (engine, path) = try locate(raw, folder: folder) else {
             let roots = engines.map(\.root).joined(separator: ", ")
             return ExplainReply(
@@ -170,6 +171,28 @@ final class DaemonState: Sendable {
                 sentence: "Not inside any synced folder (synced here: \(roots.isEmpty ? "none" : roots)).", details: PathDetails())
         }
         return try await engine.explain(path)
+    }
+
+    /// `syncctl history`: the server's versions of one path.
+    func history(path given: String, folder: String?, cwd: String?) async throws -> HistoryReply {
+        let raw = fromWorkingDirectory(given, folder: folder, cwd: cwd)
+        guard let (engine, path) = try locate(raw, folder: folder) else {
+            throw HTTPError(.badRequest, message: "\(raw) is not inside a synced folder")
+        }
+        do {
+            return try await engine.history(path)
+        } catch let error as RemoteError {
+            throw HTTPError(.badGateway, message: "the server did not answer: \(error.message)")
+        }
+    }
+
+    /// `given` made absolute from `cwd` when it is relative and `cwd` is inside a folder
+    /// (`cd ~/Sync/docs && syncctl explain notes.txt`); else as given.
+    private func fromWorkingDirectory(_ given: String, folder: String?, cwd: String?) -> String {
+        guard !given.hasPrefix("/"), folder == nil, let cwd, cwd.hasPrefix("/") else { return given }
+        let standardized = (cwd as NSString).standardizingPath
+        guard engines.contains(where: { standardized == $0.root || standardized.hasPrefix($0.root + "/") }) else { return given }
+        return standardized + "/" + given
     }
 
     /// The folder holding `raw` and the path inside it; nil for an absolute path outside

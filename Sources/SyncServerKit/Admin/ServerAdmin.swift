@@ -125,6 +125,17 @@ public struct ServerAdmin: Sendable {
         return try await metadata.history(folder: folder, path: normalized)
     }
 
+    /// When and by which device (its name) each version of `path` was committed, newest first.
+    public func provenance(folder: String, path: String) async throws -> [VersionProvenance] {
+        let normalized: String
+        do {
+            normalized = try RelativePath(validating: path).string
+        } catch {
+            throw APIError.invalidPath("\(error)", cause: error)
+        }
+        return try await metadata.provenance(folder: folder, path: normalized)
+    }
+
     /// Drops history rows older than `retention` that are no longer any path's
     /// current version. Returns how many were removed.
     @discardableResult

@@ -52,6 +52,7 @@ struct FeedRoutes {
             throw APIError.invalidPath("\(error)", cause: error)
         }
         let versions = try await metadata.history(folder: folder, path: path.string)
-        return try JSONResponse.make(HistoryResponse(versions: versions))
+        let provenance = try await metadata.provenance(folder: folder, path: path.string)
+        return try JSONResponse.make(HistoryResponse(versions: versions, provenance: provenance))
     }
 }

@@ -25,6 +25,21 @@ extension MetadataStore {
         }
     }
 
+    /// When and by which device each version of `path` was committed, newest first (the
+    /// order of `history`).
+    func provenance(folder: String, path: String) async throws -> [VersionProvenance] {
+        try await pool.read { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT v.rev, v.committed_at, d.name FROM versions v LEFT JOIN devices d ON d.id = v.device_id
+                    WHERE v.folder_id = ? AND v.path = ? ORDER BY v.rev DESC
+                    """)
+            return try Row.fetchAll(statement, arguments: [folder, path]).map {
+                VersionProvenance(rev: $0[0], committedAt: $0[1], deviceName: $0[2])
+            }
+        }
+    }
+
     /// Deletes versions committed before `cutoff` (Unix seconds), except each
     /// path's current one. Current entries and tombstones stay (the feed needs them).
     func pruneHistory(before cutoff: Int64) async throws -> Int {
