@@ -54,11 +54,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // A small S3 client: SigV4 signing, objects put/get (ranged)/delete/list, multipart.
+        .target(
+            name: "ObjectStorage",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // The server: HTTP API, metadata store, chunk store.
         .target(
             name: "SyncServerKit",
             dependencies: [
-                "SyncCore", "ServiceSupport",
+                "SyncCore", "ServiceSupport", "ObjectStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -123,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "sync-server",
             dependencies: [
-                "SyncServerKit", "SyncCore", "SyncConfig", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SyncServerKit", "SyncCore", "ObjectStorage", "SyncConfig", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -132,10 +142,11 @@ let package = Package(
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SyncConfigTests", dependencies: ["SyncConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SyncControlTests", dependencies: ["SyncControl"], swiftSettings: strict),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
-                "SyncServerKit", "SyncCore", "TestSupport",
+                "SyncServerKit", "SyncCore", "TestSupport", "ObjectStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -152,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig", "ServiceSupport", "TestSupport",
+                "ObjectStorage", "SyncCore", "SyncClient", "SyncControl", "SyncDaemon", "SyncConfig", "ServiceSupport", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

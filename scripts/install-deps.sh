@@ -25,3 +25,10 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
   fi
 fi
+
+# An S3-speaking server for the object-storage tests (moto's standalone server, from PyPI).
+if ! python3 -c "import moto.server, flask" >/dev/null 2>&1; then
+  echo "installing: moto[server] (PyPI)"
+  python3 -m pip install --quiet --disable-pip-version-check 'moto[server]>=5,<6' \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages 'moto[server]>=5,<6'
+fi

@@ -12,8 +12,10 @@ public struct ServerConfig: Sendable, Equatable {
     public var dataDir: String
     /// Metadata store: "sqlite".
     public var metadata: String
-    /// Blob store: "filesystem".
+    /// Blob store: "filesystem" or "s3://bucket/prefix".
     public var blobs: String
+    /// `[storage.s3]` with the environment, when `blobs` is an s3:// URL.
+    public var s3: S3?
     /// How long old versions and deleted files are kept.
     public var retention: Duration
     /// PEM certificate chain and private key (`[server] tls_cert`, `tls_key`): serve https.
@@ -37,8 +39,9 @@ public struct ServerConfig: Sendable, Equatable {
         file: String, host: String = "127.0.0.1", port: Int = 8417, dataDir: String,
         metadata: String = "sqlite", blobs: String = "filesystem", retention: Duration = ServerConfig.defaultRetention,
         tls: TLSFiles? = nil,
-        compactBelow: Double = ServerConfig.defaultCompactBelow, logLevel: String? = nil
+        compactBelow: Double = ServerConfig.defaultCompactBelow, logLevel: String? = nil, s3: S3? = nil
     ) {
+        self.s3 = s3
         self.logLevel = logLevel
         self.tls = tls
         self.file = file
@@ -58,7 +61,7 @@ public struct ServerConfig: Sendable, Equatable {
 
     static let rootKeys = ["server", "storage"]
     static let serverKeys = ["listen", "data_dir", "tls_cert", "tls_key", "log_level"]
-    static let storageKeys = ["metadata", "blobs", "retention", "compact_below"]
+    static let storageKeys = ["metadata", "blobs", "retention", "compact_below", "s3"]
 
     /// Reads, parses and validates a sync-server config file. `data_dir` need not exist.
     public static func load(
@@ -106,7 +109,10 @@ public struct ServerConfig: Sendable, Equatable {
         try checkStore(metadata, key: "metadata", supported: "sqlite",
                        later: ["postgres://", "postgresql://"], reader: storage)
         let blobs = try storage.string("blobs") ?? "filesystem"
-        try checkStore(blobs, key: "blobs", supported: "filesystem", later: ["s3://"], reader: storage)
+        if !blobs.hasPrefix("s3://") {
+            try checkStore(blobs, key: "blobs", supported: "filesystem", later: [], reader: storage)
+        }
+        let s3 = try parseS3(blobs: blobs, storage: storage, environment: environment, base: base)
         let retention = try storage.duration("retention") ?? defaultRetention
         let compactBelow = try storage.number("compact_below") ?? defaultCompactBelow
         guard (0...1).contains(compactBelow) else {
@@ -116,7 +122,7 @@ public struct ServerConfig: Sendable, Equatable {
 
         return ServerConfig(file: file, host: host, port: port, dataDir: dataDir,
                             metadata: metadata, blobs: blobs, retention: retention, tls: tls, compactBelow: compactBelow,
-                            logLevel: logLevel)
+                            logLevel: logLevel, s3: s3)
     }
 
     /// `tls_cert` and `tls_key`: both or neither.

@@ -21,6 +21,7 @@ public struct ServerConfigChange: Sendable, Equatable {
         if old.tls != new.tls { needsRestart.append("server.tls_cert/tls_key") }
         if old.metadata != new.metadata { needsRestart.append("storage.metadata") }
         if old.blobs != new.blobs { needsRestart.append("storage.blobs") }
+        if old.s3 != new.s3 { needsRestart.append("storage.s3") }
     }
 
     /// One line for the log: what the reload changed.

@@ -13,7 +13,8 @@ struct ServerApplication {
         router.get("/v1/health") { _, _ in
             try JSONResponse.make(["status": "ok"])
         }
-        let readiness = ReadinessCheck(metadata: server.metadata, packsDir: server.chunks.packsDir)
+        let readiness = ReadinessCheck(
+            metadata: server.metadata, packsDir: server.chunks.packsDir, objectStore: server.settings.objectStore)
         let logger = server.logger
         router.get("/v1/ready") { _, _ in
             if let problem = await readiness.problem() {

@@ -1,3 +1,6 @@
+import Logging
+import ObjectStorage
+
 /// Everything the server needs to run, independent of how it was configured
 /// (the `sync-server` executable converts its TOML `ServerConfig` into this).
 public struct ServerSettings: Sendable, Equatable {
@@ -23,6 +26,21 @@ public struct ServerSettings: Sendable, Equatable {
     public var compactBelow: Double
     /// PEM certificate chain and private key: serve https (nil: plain http).
     public var tls: TLSFiles?
+    /// Where sealed packs are kept: `data_dir/packs`, or a bucket.
+    public var blobs: Blobs = .filesystem
+
+    public enum Blobs: Sendable, Equatable, CustomStringConvertible {
+        case filesystem
+        /// Packs as objects under the location's prefix (`packs/<id>.pack`).
+        case s3(S3Location, S3Credentials)
+
+        public var description: String {
+            switch self {
+            case .filesystem: return "the data directory"
+            case .s3(let location, _): return "\(location.description) at \(location.endpoint)"
+            }
+        }
+    }
 
     public struct TLSFiles: Sendable, Equatable {
         public var certificate: String
@@ -42,8 +60,10 @@ public struct ServerSettings: Sendable, Equatable {
         idleTimeout: Duration = .seconds(10),
         maxRequestsPerDevice: Int = 64,
         compactBelow: Double = 0.5,
-        tls: TLSFiles? = nil
+        tls: TLSFiles? = nil,
+        blobs: Blobs = .filesystem
     ) {
+        self.blobs = blobs
         self.tls = tls
         self.host = host
         self.port = port
@@ -59,6 +79,19 @@ public struct ServerSettings: Sendable, Equatable {
     /// Where chunk files were kept before packs (imported into packs at start).
     var chunksPath: String { dataDir + "/chunks" }
     var packsPath: String { dataDir + "/packs" }
+
+    /// The client of the bucket packs are kept in; nil for the filesystem.
+    var objectStore: S3Client? {
+        guard case .s3(let location, let credentials) = blobs else { return nil }
+        return S3Client(location: location, credentials: credentials)
+    }
+
+    /// The chunk store these settings describe (not yet recovered).
+    func openChunkStore(metadata: MetadataStore, logger: Logger) throws -> ChunkStore {
+        try ChunkStore(
+            packsDir: packsPath, legacyRoot: chunksPath, metadata: metadata, rotateAt: packRotationBytes,
+            objectStore: objectStore, logger: logger)
+    }
     /// A pack is sealed once the next upload would take it past this (tests make it small).
     var packRotationBytes: Int64 = ChunkStore.defaultRotation
 }

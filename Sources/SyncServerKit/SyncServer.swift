@@ -46,9 +46,7 @@ public final class SyncServer: Sendable {
         self.settings = settings
         self.logger = logger
         self.metadata = try MetadataStore(path: settings.metadataPath)
-        self.chunks = try ChunkStore(
-            packsDir: settings.packsPath, legacyRoot: settings.chunksPath, metadata: metadata,
-            rotateAt: settings.packRotationBytes, logger: logger)
+        self.chunks = try settings.openChunkStore(metadata: metadata, logger: logger)
         do {
             try chunks.recover()
         } catch {
@@ -107,6 +105,11 @@ public final class SyncServer: Sendable {
         // Under systemd (Type=notify): READY=1 once the socket is bound, watchdog pings,
         // STOPPING=1 when shutdown begins.
         let systemd = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
+        do {
+            try await chunks.recoverRemote()
+        } catch {
+            throw APIError.internalError("cannot check the packs in \(settings.blobs): \(error)", cause: error)
+        }
         let application = makeApplication { address in
             systemd?.notify("READY=1\nSTATUS=listening on \(address)")
             await onListening(address)

@@ -5,6 +5,7 @@ import Logging
 import SyncConfig
 import SyncCore
 import ServiceSupport
+import ObjectStorage
 import SyncServerKit
 
 struct SyncServerCommand: AsyncParsableCommand {
@@ -44,13 +45,25 @@ struct ConfigOptions: ParsableArguments {
         guard loaded.metadata == "sqlite" else {
             throw CommandFailure("\(config): storage.metadata \(loaded.metadata.debugDescription) is not supported yet (use \"sqlite\")")
         }
-        guard loaded.blobs == "filesystem" else {
-            throw CommandFailure("\(config): storage.blobs \(loaded.blobs.debugDescription) is not supported yet (use \"filesystem\")")
-        }
         return ServerSettings(
             host: loaded.host, port: loaded.port, dataDir: loaded.dataDir, retention: loaded.retention,
             compactBelow: loaded.compactBelow,
-            tls: loaded.tls.map { ServerSettings.TLSFiles(certificate: $0.certificate, key: $0.key) })
+            tls: loaded.tls.map { ServerSettings.TLSFiles(certificate: $0.certificate, key: $0.key) },
+            blobs: try blobs(loaded))
+    }
+
+    /// `[storage] blobs` and `[storage.s3]` as the server's blob settings.
+    static func blobs(_ loaded: ServerConfig) throws -> ServerSettings.Blobs {
+        guard let s3 = loaded.s3 else { return .filesystem }
+        let parsed: (bucket: String, prefix: String)
+        switch S3Location.parse(url: loaded.blobs) {
+        case .success(let value): parsed = value
+        case .failure(let error): throw CommandFailure("\(loaded.file): storage.blobs: \(error)")
+        }
+        let endpoint = s3.endpoint.flatMap(URL.init(string:)) ?? S3Location.awsEndpoint(region: s3.region)
+        return .s3(
+            S3Location(bucket: parsed.bucket, prefix: parsed.prefix, endpoint: endpoint, region: s3.region, pathStyle: s3.pathStyle),
+            S3Credentials(accessKeyID: s3.accessKeyID, secretAccessKey: s3.secretAccessKey, sessionToken: s3.sessionToken))
     }
 }
 
@@ -254,7 +267,7 @@ struct StorageCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let report = try await StorageCheck.run(dataDir: try options.settings().dataDir)
+                let report = try await StorageCheck.run(settings: try options.settings())
                 for problem in report.problems { Output.line(problem.description) }
                 guard report.problems.isEmpty else { throw CommandFailure(report.summary) }
                 Output.line(report.summary)

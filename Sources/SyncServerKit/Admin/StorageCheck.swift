@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import SyncCore
 
 /// `sync-server storage check`: every chunk that an entry or a kept version references is
@@ -39,7 +40,12 @@ public enum StorageCheck {
     }
 
     public static func run(dataDir: String) async throws -> Report {
-        let settings = ServerSettings(dataDir: dataDir)
+        try await run(settings: ServerSettings(dataDir: dataDir))
+    }
+
+    /// Checks the data directory and blob store of `settings`.
+    public static func run(settings: ServerSettings) async throws -> Report {
+        let dataDir = settings.dataDir
         guard access(settings.metadataPath, F_OK) == 0 else {
             throw APIError.invalidArgument("\(settings.metadataPath) does not exist: is \(dataDir) a server's data_dir?")
         }
@@ -50,7 +56,8 @@ public enum StorageCheck {
                 "\(settings.chunksPath) still holds \(legacy) chunk file(s) of the layout before packs: start the server once "
                     + "(it imports them into packs at start), then check again")
         }
-        let store = try ChunkStore(packsDir: settings.packsPath, legacyRoot: settings.chunksPath, metadata: metadata)
+        let store = try settings.openChunkStore(
+            metadata: metadata, logger: Logger(label: "sync-server.check", factory: { _ in SwiftLogNoOpLogHandler() }))
         let (references, locations) = try await metadata.pool.read { db in
             let refs = try referencedChunks(db)
             return (refs, try ChunkIndex.locations(of: Array(refs.keys), db: db))

@@ -13,11 +13,10 @@ extension StorageGC {
             throw APIError.invalidArgument("\(settings.metadataPath) does not exist: is \(settings.dataDir) a server's data_dir?")
         }
         let metadata = try MetadataStore(path: settings.metadataPath)
-        let chunks = try ChunkStore(
-            packsDir: settings.packsPath, legacyRoot: settings.chunksPath, metadata: metadata,
-            rotateAt: settings.packRotationBytes, logger: logger)
+        let chunks = try settings.openChunkStore(metadata: metadata, logger: logger)
         do {
             try chunks.recover()
+            try await chunks.recoverRemote()
         } catch {
             throw APIError.internalError("cannot check the chunk store of \(settings.dataDir): \(error)", cause: error)
         }

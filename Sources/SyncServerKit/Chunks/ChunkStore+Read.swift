@@ -32,18 +32,18 @@ extension ChunkStore {
             bytes = try await blobs.read(pack: location.pack, ranges: [location.offset..<location.recordEnd])[0]
         } catch let first as StoreIOError {
             guard let moved = try await index.locations(of: [hash])[hash], moved != location else {
-                throw APIError.chunkDamaged(hash, location: location, packsDir: packsDir, reason: "cannot be read: \(first)")
+                throw APIError.chunkDamaged(hash, location: location, pack: blobs.name(of: location.pack), reason: "cannot be read: \(first)")
             }
             location = moved
             do {
                 bytes = try await blobs.read(pack: location.pack, ranges: [location.offset..<location.recordEnd])[0]
             } catch let error as StoreIOError {
-                throw APIError.chunkDamaged(hash, location: location, packsDir: packsDir, reason: "cannot be read: \(error)")
+                throw APIError.chunkDamaged(hash, location: location, pack: blobs.name(of: location.pack), reason: "cannot be read: \(error)")
             }
         }
         let actual = try await offload { Hashing.sha256Hex(bytes) }
         guard actual == hash else {
-            throw APIError.chunkDamaged(hash, location: location, packsDir: packsDir, reason: "its bytes hash to \(actual)")
+            throw APIError.chunkDamaged(hash, location: location, pack: blobs.name(of: location.pack), reason: "its bytes hash to \(actual)")
         }
         return bytes
     }
@@ -54,10 +54,10 @@ extension APIError {
 
     /// 500 `chunk_damaged`: the index has the chunk but its stored bytes are unreadable or
     /// no longer match its hash (a server-side fault: the operator runs `storage check`).
-    static func chunkDamaged(_ hash: String, location: ChunkLocation, packsDir: String, reason: String) -> APIError {
+    static func chunkDamaged(_ hash: String, location: ChunkLocation, pack: String, reason: String) -> APIError {
         APIError(
             chunkDamagedCode, status: .internalServerError,
-            "chunk \(hash) is damaged on the server (\(packsDir)/\(PackName.file(location.pack)) at offset "
+            "chunk \(hash) is damaged on the server (\(pack) at offset "
                 + "\(location.offset), \(location.length) bytes): \(reason); not served. "
                 + "Run `sync-server storage check` on the server.")
     }
@@ -104,7 +104,7 @@ extension ChunkStore {
                 if retry {
                     unreadable += items.map(\.hash)
                 } else {
-                    logger.error("chunks of \(packsDir)/\(PackName.file(pack)) left out of a fetch: \(error)")
+                    logger.error("chunks of \(blobs.name(of: pack)) left out of a fetch: \(error)")
                 }
             }
         }

@@ -22,26 +22,48 @@ extension ChunkStore {
     }
 
     /// Appends (durably) and indexes `batch`; per record, whether its index row is new.
+    /// With packs in object storage the batch's pack is uploaded before it is indexed.
     func append(_ batch: PackBatch) async throws -> [Bool] {
-        let writer = self.writer
-        let appended: PackWriter.Appended
-        do {
-            appended = try await offload { try writer.append(batch) }
-        } catch let error as StoreIOError {
-            throw error.apiError
-        }
-        try await seal(appended.sealed)
+        let appended = try await appendDurably(batch)
         let located = zip(batch.records, appended.locations).map { (hash: $0.hash, location: $1) }
         do {
-            return try await index.insert(located, pack: appended.locations[0].pack, durableLength: appended.durableLength)
+            return try await index.insert(
+                located, pack: appended.locations[0].pack, durableLength: appended.durableLength, sealed: writer.sealsEveryAppend)
         } catch let retired as PackRetired {
             throw retired.apiError
         }
     }
 
-    /// Hands packs the writer closed to the blob store and records them as sealed.
+    /// Appends `batch` (one write, one `fdatasync`) and hands the packs sealed on the way to
+    /// the blob store. Uploads and compaction both write through here.
+    func appendDurably(_ batch: PackBatch, crashPoint: ServerCrashPoint? = nil) async throws -> PackWriter.Appended {
+        let writer = self.writer
+        do {
+            let appended = try await offload { try writer.append(batch, crashPoint: crashPoint) }
+            try await seal(appended.sealed)
+            return appended
+        } catch let error as StoreIOError {
+            throw error.apiError
+        }
+    }
+
+    /// Hands packs the writer closed to the blob store and records them as sealed (a pack
+    /// with no row yet is recorded sealed when its chunks are indexed). A pack of an append
+    /// whose upload failed is removed: nothing points into it, its client sends it again.
     func seal(_ packs: [PackID]) async throws {
-        for pack in packs { try await blobs.put(pack: pack, file: packFiles.path(of: pack)) }
+        for pack in packs {
+            do {
+                try await blobs.put(pack: pack, file: packFiles.path(of: pack))
+            } catch let error as StoreIOError where blobs.isRemote {
+                let files = packFiles
+                do {
+                    try await offload { try files.deleteBlocking(pack: pack) }
+                } catch {
+                    logger.warning("pack \(files.path(of: pack)) was not uploaded and could not be removed: \(error)")
+                }
+                throw error
+            }
+        }
         try await index.markSealed(packs)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ObjectStorage
 import SyncCore
 
 /// Content-addressed chunks kept in pack files (`data_dir/packs/<id>.pack`, appended by one
@@ -13,13 +14,19 @@ import SyncCore
 /// event loop.
 ///
 /// Before serving, `recover()` checks the packs the last run left open (cutting a torn
-/// tail) and imports chunk files of the old layout (`chunks/ab/cd/<hash>`).
+/// tail) and imports chunk files of the old layout (`chunks/ab/cd/<hash>`); with packs in
+/// object storage, `recoverRemote()` then uploads what is still local and makes the index
+/// and the bucket agree.
 final class ChunkStore: Sendable {
     let packsDir: String
     /// Where the chunk files of the old layout are (`data_dir/chunks`).
     let legacyRoot: String
     let index: ChunkIndex
+    /// The local pack directory: every pack while it is written, and all of them unless
+    /// they are kept in object storage.
     let packFiles: FilesystemBlobStore
+    /// Where sealed packs are kept: `packFiles`, or an `S3BlobStore`.
+    let blobs: any BlobStore
     let writer: PackWriter
     let logger: Logger
     private let threadPool: NIOThreadPool
@@ -27,10 +34,9 @@ final class ChunkStore: Sendable {
     /// Packs are sealed once the next upload would take them past this (~64 MiB).
     static let defaultRotation: Int64 = 64 << 20
 
-    var blobs: any BlobStore { packFiles }
-
     init(
         packsDir: String, legacyRoot: String, metadata: MetadataStore, rotateAt: Int64 = defaultRotation,
+        objectStore: S3Client? = nil,
         logger: Logger = Logger(label: "sync-server.chunks", factory: { _ in SwiftLogNoOpLogHandler() }),
         threadPool: NIOThreadPool = .singleton
     ) throws {
@@ -49,8 +55,10 @@ final class ChunkStore: Sendable {
         self.legacyRoot = legacyRoot
         self.index = index
         self.packFiles = files
+        self.blobs = objectStore.map { S3BlobStore(client: $0, local: files) } ?? files
         // A new pack at every start: packs of earlier runs are only ever read.
-        self.writer = PackWriter(directory: packsDir, rotateAt: rotateAt, nextID: nextID)
+        self.writer = PackWriter(
+            directory: packsDir, rotateAt: rotateAt, nextID: nextID, sealsEveryAppend: objectStore != nil)
         self.logger = logger
         self.threadPool = threadPool
     }
@@ -83,7 +91,7 @@ final class ChunkStore: Sendable {
     /// no other process writing to this data directory.
     func recover() throws {
         let started = ContinuousClock.now
-        let packs = try PackRecovery.run(files: packFiles, index: index, logger: logger)
+        let packs = try PackRecovery.run(files: packFiles, index: index, remote: blobs.isRemote, logger: logger)
         let legacy = try LegacyImport.run(root: legacyRoot, store: self)
         if packs.verified > 0 || packs.retiredRemoved > 0 || legacy.imported > 0 || legacy.damaged > 0 {
             logger.info(

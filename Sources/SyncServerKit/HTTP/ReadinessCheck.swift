@@ -1,4 +1,5 @@
 import Glibc
+import ObjectStorage
 
 /// What `GET /v1/ready` checks before saying the server can do its job: the metadata
 /// database answers a read, and the pack directory is a directory the server may write
@@ -6,6 +7,8 @@ import Glibc
 struct ReadinessCheck: Sendable {
     let metadata: MetadataStore
     let packsDir: String
+    /// The bucket packs are kept in, if they are: it must answer too.
+    var objectStore: S3Client?
 
     /// A store that is not usable: `store` is all the unauthenticated 503 says; `detail`
     /// (paths, errors) is for the operator's log.
@@ -29,6 +32,15 @@ struct ReadinessCheck: Sendable {
         guard info.st_mode & S_IFMT == S_IFDIR else { return Problem(store: chunkStore, detail: "\(packsDir) is not a directory") }
         guard access(packsDir, W_OK | X_OK) == 0 else {
             return Problem(store: chunkStore, detail: "\(packsDir) is not writable: \(String(cString: strerror(errno)))")
+        }
+        if var objectStore {
+            objectStore.attempts = 1
+            objectStore.timeout = .seconds(5)
+            do {
+                try await objectStore.checkBucket()
+            } catch {
+                return Problem(store: "the object store does not answer", detail: "\(error)")
+            }
         }
         return nil
     }

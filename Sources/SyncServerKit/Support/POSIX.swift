@@ -39,6 +39,16 @@ extension POSIX {
     }
 
     /// Writes all of `bytes` at `offset`, retrying short writes and EINTR.
+    /// The whole file.
+    static func readWhole(path: String) throws(StoreIOError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreIOError(operation: "open", path: path, code: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StoreIOError(operation: "stat", path: path, code: errno) }
+        return try readExactly(fd: fd, offset: 0, count: Int(info.st_size), path: path)
+    }
+
     static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws(StoreIOError) {
         var done = 0
         while done < bytes.count {
@@ -92,7 +102,17 @@ struct StoreIOError: Error, Sendable, CustomStringConvertible {
     var operation: String
     var path: String
     var code: Int32
-    var description: String { "\(operation) \(path): \(POSIX.errorText(code))" }
+    /// What happened, when more is known than the errno says (an object store's answer).
+    var detail: String?
+
+    init(operation: String, path: String, code: Int32, detail: String? = nil) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+        self.detail = detail
+    }
+
+    var description: String { detail ?? "\(operation) \(path): \(POSIX.errorText(code))" }
 
     var apiError: APIError {
         if code == ENOSPC || code == EDQUOT {

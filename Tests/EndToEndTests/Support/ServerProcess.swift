@@ -23,14 +23,21 @@ final class ServerProcess: @unchecked Sendable {
         self.certificates = certificates
         http = try certificates.map { try RemoteClient.makeHTTPClient(trusting: $0.caFile) }
         configPath = dir + "/sync-server.toml"
+        try writeConfig()
+    }
+
+    /// (Re)writes the config file; `storage`: more lines for its `[storage]` table (and
+    /// tables after it, such as `[storage.s3]`).
+    func writeConfig(storage: String = "") throws {
         let tls = certificates.map { "tls_cert = \"\($0.serverCertificate)\"\ntls_key = \"\($0.serverKey)\"" } ?? ""
         try writeFile(configPath, """
             [server]
-            listen = "127.0.0.1:\(self.port)"
+            listen = "127.0.0.1:\(port)"
             data_dir = "\(dir)/data"
             \(tls)
             [storage]
             retention = "30d"
+            \(storage)
             """)
     }
 
@@ -84,6 +91,7 @@ final class ServerProcess: @unchecked Sendable {
     func packBytes() throws -> Int64 {
         let packs = dir + "/data/packs"
         var total: Int64 = 0
+        guard FileManager.default.fileExists(atPath: packs) else { return 0 }
         for name in try FileManager.default.contentsOfDirectory(atPath: packs) where name.hasSuffix(".pack") {
             guard let size = try FileManager.default.attributesOfItem(atPath: packs + "/" + name)[.size] as? Int64 else {
                 throw TestFailure("no size for \(packs)/\(name)")

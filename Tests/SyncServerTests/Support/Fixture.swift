@@ -16,9 +16,11 @@ struct Fixture {
     static let folder = "docs"
     static let privateFolder = "private"
 
-    static func make(tokenLifetime: Duration = .seconds(3600), packRotation: Int64? = nil) async throws -> Fixture {
+    static func make(
+        tokenLifetime: Duration = .seconds(3600), packRotation: Int64? = nil, blobs: ServerSettings.Blobs = .filesystem
+    ) async throws -> Fixture {
         let tmp = try TemporaryDirectory("server")
-        let server = try openServer(dataDir: tmp.path, tokenLifetime: tokenLifetime, packRotation: packRotation)
+        let server = try openServer(dataDir: tmp.path, tokenLifetime: tokenLifetime, packRotation: packRotation, blobs: blobs)
         try await server.admin.addFolder(folder)
         try await server.admin.addFolder(privateFolder)
         let credential = try await server.admin.addDevice(name: "laptop", folders: [folder])
@@ -27,15 +29,18 @@ struct Fixture {
 
     /// Runs `body` with a fresh fixture and removes its directory afterwards.
     static func with<T>(
-        tokenLifetime: Duration = .seconds(3600), packRotation: Int64? = nil, _ body: (Fixture) async throws -> T
+        tokenLifetime: Duration = .seconds(3600), packRotation: Int64? = nil, blobs: ServerSettings.Blobs = .filesystem,
+        _ body: (Fixture) async throws -> T
     ) async throws -> T {
-        let fixture = try await make(tokenLifetime: tokenLifetime, packRotation: packRotation)
+        let fixture = try await make(tokenLifetime: tokenLifetime, packRotation: packRotation, blobs: blobs)
         defer { fixture.tmp.remove() }
         return try await body(fixture)
     }
 
-    static func openServer(dataDir: String, tokenLifetime: Duration = .seconds(3600), packRotation: Int64? = nil) throws -> SyncServer {
-        var settings = ServerSettings(host: "127.0.0.1", port: 0, dataDir: dataDir, tokenLifetime: tokenLifetime)
+    static func openServer(
+        dataDir: String, tokenLifetime: Duration = .seconds(3600), packRotation: Int64? = nil, blobs: ServerSettings.Blobs = .filesystem
+    ) throws -> SyncServer {
+        var settings = ServerSettings(host: "127.0.0.1", port: 0, dataDir: dataDir, tokenLifetime: tokenLifetime, blobs: blobs)
         if let packRotation { settings.packRotationBytes = packRotation }
         return try SyncServer(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
@@ -43,7 +48,9 @@ struct Fixture {
     /// The same data directory opened by a new server, as after a restart (or a crash: the
     /// old server object is simply no longer used).
     func reopened(packRotation: Int64? = nil) throws -> Fixture {
-        Fixture(tmp: tmp, server: try Self.openServer(dataDir: tmp.path, packRotation: packRotation), credential: credential)
+        Fixture(
+            tmp: tmp, server: try Self.openServer(dataDir: tmp.path, packRotation: packRotation, blobs: server.settings.blobs),
+            credential: credential)
     }
 
     var dataDir: String { tmp.path }

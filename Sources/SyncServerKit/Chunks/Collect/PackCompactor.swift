@@ -66,10 +66,8 @@ struct PackCompactor {
             start = end
             guard let batch = try await checkedBatch(group, pack: pack) else { return false }
             let began = ContinuousClock.now
-            let writer = store.writer
-            let appended = try await store.offload { try writer.append(batch, crashPoint: .tornCopy) }
+            let appended = try await store.appendDurably(batch, crashPoint: .tornCopy)
             outcome.longestAppend = max(outcome.longestAppend, ContinuousClock.now - began)
-            try await store.seal(appended.sealed)
             sealed += appended.sealed
             written[appended.locations[0].pack] = appended.durableLength
             for (record, copy) in zip(group, appended.locations) {
@@ -92,7 +90,7 @@ struct PackCompactor {
         }
         if !damaged.isEmpty {
             logger.error(
-                "pack \(store.packFiles.path(of: pack)) not compacted: \(damaged.count) live chunk(s) in it do not match their hash (\(damaged.prefix(3).joined(separator: ", "))); run `sync-server storage check`")
+                "pack \(store.blobs.name(of: pack)) not compacted: \(damaged.count) live chunk(s) in it do not match their hash (\(damaged.prefix(3).joined(separator: ", "))); run `sync-server storage check`")
             return nil
         }
         var batch = PackBatch()

@@ -6,11 +6,15 @@ import NIOPosix
 /// the blob store and never changes. Chunks are served with ranged reads of packs.
 ///
 /// The filesystem implementation keeps packs where they were written, so `put` only
-/// checks. An S3-compatible implementation would upload the sealed file (`PUT` object,
-/// then delete the local copy), read with `GET` + `Range`, delete and list objects under
-/// a prefix; the pack still being written would stay local until sealed (not built yet:
-/// see docs/decisions/0011-pack-store.md).
+/// checks. The S3 implementation (`S3BlobStore`) uploads each sealed pack as an object and
+/// deletes the local file; there every append is a pack of its own, sealed and uploaded
+/// before its chunks are indexed (docs/decisions/0020-packs-in-object-storage.md).
 protocol BlobStore: Sendable {
+    /// Whether sealed packs leave this machine: then every append is sealed and put before
+    /// it is indexed, so the index names only packs the store holds.
+    var isRemote: Bool { get }
+    /// How a pack is named in messages: a file path or an `s3://` URL.
+    func name(of pack: PackID) -> String
     /// Takes the sealed pack `pack`, whose bytes are the durable local file `file`.
     func put(pack: PackID, file: String) async throws
     /// The bytes of each of `ranges` of `pack`, in order; a range past the pack's end is an error.
@@ -27,6 +31,13 @@ struct FilesystemBlobStore: BlobStore {
     let threadPool: NIOThreadPool
 
     func path(of pack: PackID) -> String { directory + "/" + PackName.file(pack) }
+
+    var isRemote: Bool { false }
+
+    func name(of pack: PackID) -> String { path(of: pack) }
+
+    /// Whether the pack's file is here.
+    func holds(_ pack: PackID) -> Bool { access(path(of: pack), F_OK) == 0 }
 
     func put(pack: PackID, file: String) async throws {
         guard file == path(of: pack) else {

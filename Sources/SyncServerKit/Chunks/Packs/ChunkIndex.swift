@@ -39,8 +39,15 @@ struct ChunkIndex: Sendable {
 
     /// Records chunks just made durable in `pack` (whose bytes up to `durableLength` are
     /// on disk); a hash already indexed keeps its row. Returns, per chunk, whether its row is new.
-    func insert(_ chunks: [(hash: String, location: ChunkLocation)], pack: PackID, durableLength: Int64) async throws -> [Bool] {
-        try await pool.write { db in try Self.insert(chunks, pack: pack, durableLength: durableLength, db: db) }
+    /// `sealed`: record the pack as sealed too (a pack of its own, already in the blob store).
+    func insert(
+        _ chunks: [(hash: String, location: ChunkLocation)], pack: PackID, durableLength: Int64, sealed: Bool = false
+    ) async throws -> [Bool] {
+        try await pool.write { db in
+            let created = try Self.insert(chunks, pack: pack, durableLength: durableLength, db: db)
+            if sealed { try db.execute(sql: "UPDATE packs SET sealed = 1 WHERE id = ?", arguments: [pack]) }
+            return created
+        }
     }
 
     /// Fails (`PackRetired`) if the pack was retired by compaction after the bytes were

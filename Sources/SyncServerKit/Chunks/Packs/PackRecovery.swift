@@ -13,6 +13,10 @@ import Logging
 /// compaction retired is deleted, never read. Uploads index a chunk only after its bytes
 /// were fsynced, so a chunk a commit references is never in a torn tail unless the disk
 /// lost data it had acknowledged.
+///
+/// With packs in object storage (`remote`) only the local files are looked at here: a
+/// retired pack's local copy is deleted and its row kept, and rows of packs that are not
+/// local are left alone; `ChunkStore.recoverRemote()` does the rest with the bucket's listing.
 enum PackRecovery {
     struct Report: Sendable {
         var verified = 0
@@ -23,7 +27,7 @@ enum PackRecovery {
         var dropped: [String] = []
     }
 
-    static func run(files: FilesystemBlobStore, index: ChunkIndex, logger: Logger) throws -> Report {
+    static func run(files: FilesystemBlobStore, index: ChunkIndex, remote: Bool = false, logger: Logger) throws -> Report {
         var report = Report()
         var rows = try index.packRows()
         var sizes = try files.listBlocking()
@@ -31,12 +35,17 @@ enum PackRecovery {
         // never read them again (their records are garbage or copies).
         for (id, row) in rows.sorted(by: { $0.key < $1.key }) where row.retired {
             if sizes[id] != nil { try files.deleteBlocking(pack: id) }
+            if remote {
+                rows[id] = nil
+                sizes[id] = nil
+                continue
+            }
             _ = try index.dropPack(id)
             rows[id] = nil
             sizes[id] = nil
             report.retiredRemoved += 1
         }
-        for id in rows.keys.sorted() where sizes[id] == nil {
+        for id in rows.keys.sorted() where sizes[id] == nil && !remote {
             let lost = try index.dropPack(id)
             report.dropped += lost
             logger.error(

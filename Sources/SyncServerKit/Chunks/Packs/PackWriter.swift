@@ -20,10 +20,13 @@ struct PackBatch: Sendable {
 /// a time, each written with one `pwrite` and made durable with one `fdatasync` before it
 /// returns, so whatever it reports is on disk. A pack is sealed (closed, never written
 /// again) once the next batch would take it past `rotateAt`, and at every start a new
-/// pack is begun. Blocking: call it on a thread pool.
+/// pack is begun. With `sealsEveryAppend` (packs kept in object storage) every append is
+/// a pack of its own, sealed before the lock is let go, so the one who appended it is the
+/// one who uploads it. Blocking: call it on a thread pool.
 final class PackWriter: Sendable {
     let directory: String
     let rotateAt: Int64
+    let sealsEveryAppend: Bool
     private let state: NIOLockedValueBox<State>
 
     private struct State {
@@ -48,9 +51,10 @@ final class PackWriter: Sendable {
         var sealed: [PackID]
     }
 
-    init(directory: String, rotateAt: Int64, nextID: PackID) {
+    init(directory: String, rotateAt: Int64, nextID: PackID, sealsEveryAppend: Bool = false) {
         self.directory = directory
         self.rotateAt = rotateAt
+        self.sealsEveryAppend = sealsEveryAppend
         self.state = NIOLockedValueBox(State(nextID: nextID))
     }
 
@@ -122,6 +126,11 @@ final class PackWriter: Sendable {
         state.current = pack
         state.syncs += 1
         let locations = batch.records.map { ChunkLocation(pack: pack.id, offset: start + $0.offset, length: $0.length) }
+        if writer.sealsEveryAppend {
+            close(pack.fd)
+            state.current = nil
+            sealed.append(pack.id)
+        }
         return Appended(locations: locations, durableLength: pack.size, sealed: sealed)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
-import TestSupport
+
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel picks it).
-func freePort() throws -> Int {
+public func freePort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var addr = sockaddr_in()

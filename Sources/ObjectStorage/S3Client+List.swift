@@ -1,0 +1,45 @@
+/// Listing the objects under a prefix (ListObjectsV2, page after page).
+extension S3Client {
+    public struct Object: Sendable, Equatable {
+        /// The full key.
+        public var key: String
+        public var size: Int64
+    }
+
+    /// Every object whose key starts with `prefix` (the client's prefix prepended), asking
+    /// for `pageSize` keys a page (nil: the store's default, 1,000 on S3).
+    public func list(prefix name: String, pageSize: Int? = nil) async throws -> [Object] {
+        var objects: [Object] = []
+        var token: String?
+        repeat {
+            var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", key(name))]
+            if let token { query.append(("continuation-token", token)) }
+            if let pageSize { query.append(("max-keys", String(pageSize))) }
+            let answer = try await send(.GET, key: nil, query: query, expect: [200])
+            guard let elements = S3XML.elements(["Key", "Size", "IsTruncated", "NextContinuationToken"], in: answer.body) else {
+                throw S3Error(kind: .rejected, operation: "GET (list)", target: target(key(name)), message: "the listing is not XML")
+            }
+            var pendingKey: String?
+            var truncated = false
+            token = nil
+            for element in elements {
+                switch element.name {
+                case "Key": pendingKey = element.text
+                case "Size":
+                    guard let objectKey = pendingKey, let size = Int64(element.text) else {
+                        throw S3Error(kind: .rejected, operation: "GET (list)", target: target(key(name)), message: "a listed object has no key or size")
+                    }
+                    objects.append(Object(key: objectKey, size: size))
+                    pendingKey = nil
+                case "IsTruncated": truncated = element.text == "true"
+                default: token = element.text
+                }
+            }
+            if truncated && token == nil {
+                throw S3Error(kind: .rejected, operation: "GET (list)", target: target(key(name)), message: "a truncated listing without a continuation token")
+            }
+            if !truncated { token = nil }
+        } while token != nil
+        return objects
+    }
+}

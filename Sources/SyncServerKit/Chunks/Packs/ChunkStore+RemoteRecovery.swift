@@ -1,0 +1,60 @@
+import Foundation
+
+/// The start-up step for packs in object storage, after `recover()` has checked the local
+/// files: retired packs are deleted from the bucket, packs still local (an append whose
+/// upload did not finish, a pack `recover()` just sealed) are uploaded, rows of packs that
+/// are nowhere are dropped (clients are told those chunks are missing), and objects no row
+/// names (an upload whose chunks were never indexed: its client was not answered) are
+/// deleted. Run before serving, by the one process holding the data directory.
+extension ChunkStore {
+    struct RemoteRecovery: Sendable, Equatable {
+        var retiredRemoved = 0
+        var uploaded = 0
+        var orphansDeleted = 0
+        var dropped: [String] = []
+    }
+
+    @discardableResult
+    func recoverRemote() async throws -> RemoteRecovery {
+        guard let store = blobs as? S3BlobStore else { return RemoteRecovery() }
+        var report = RemoteRecovery()
+        var remote = try await store.remote()
+        for (id, row) in try index.packRows().sorted(by: { $0.key < $1.key }) where row.retired {
+            if remote[id] != nil { try await store.delete(pack: id) }
+            _ = try index.dropPack(id)
+            remote[id] = nil
+            report.retiredRemoved += 1
+        }
+        let files = packFiles
+        for (id, size) in try await offload({ try files.listBlocking() }).sorted(by: { $0.key < $1.key }) {
+            try await store.put(pack: id, file: files.path(of: id))
+            try await index.markSealed([id])
+            remote[id] = size
+            report.uploaded += 1
+        }
+        let rows = try index.packRows()
+        for id in rows.keys.sorted() where remote[id] == nil {
+            let lost = try index.dropPack(id)
+            report.dropped += lost
+            logger.error(
+                "pack \(store.name(of: id)) is missing from the bucket: the \(lost.count) chunk(s) indexed in it are forgotten (clients are told they are missing)")
+        }
+        for (id, row) in rows where remote[id].map({ $0 != row.durableLength }) == true && row.sealed {
+            logger.error(
+                "pack \(store.name(of: id)) is \(remote[id] ?? 0) bytes in the bucket, \(row.durableLength) were recorded: run `sync-server storage check`")
+        }
+        for id in remote.keys.sorted() where rows[id] == nil {
+            try await store.delete(pack: id)
+            report.orphansDeleted += 1
+        }
+        if report != RemoteRecovery() {
+            logger.info(
+                "object storage checked",
+                metadata: [
+                    "retired_packs_removed": "\(report.retiredRemoved)", "packs_uploaded": "\(report.uploaded)",
+                    "orphan_packs_deleted": "\(report.orphansDeleted)", "chunks_dropped": "\(report.dropped.count)",
+                ])
+        }
+        return report
+    }
+}
