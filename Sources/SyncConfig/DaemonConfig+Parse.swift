@@ -9,7 +9,7 @@ struct DaemonConfigParser {
     let base: String
 
     static let rootKeys = ["daemon", "server", "transfer", "folder"]
-    static let daemonKeys = ["state_dir", "control_socket", "log_level", "trash_retention"]
+    static let daemonKeys = ["state_dir", "control_socket", "log_level", "trash_retention", "metrics_listen"]
     static let serverKeys = ["url", "credential_file", "ca_file", "allow_insecure_http"]
     static let transferKeys = ["max_concurrent", "upload_limit", "download_limit"]
     static let folderKeys = ["id", "path", "ignore", "settle", "rescan_interval", "max_delete_fraction", "max_delete_count"]
@@ -59,7 +59,11 @@ struct DaemonConfigParser {
             throw reader.error("log_level", "invalid log level: " + Suggest.oneOf(DaemonConfig.logLevels, got: logLevel))
         }
         let trashRetention = try reader.duration("trash_retention") ?? DaemonConfig.defaultTrashRetention
-        return DaemonConfig.Daemon(stateDir: stateDir, controlSocket: socket, logLevel: logLevel, trashRetention: trashRetention)
+        let metricsListen = try reader.string("metrics_listen", expected: "a string such as \"127.0.0.1:9417\"")
+            .map { listen throws(ConfigError) in try DaemonConfig.MetricsListen.parse(listen, reader: reader) }
+        return DaemonConfig.Daemon(
+            stateDir: stateDir, controlSocket: socket, logLevel: logLevel, trashRetention: trashRetention,
+            metricsListen: metricsListen)
     }
 
     private func parseServer(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Server {

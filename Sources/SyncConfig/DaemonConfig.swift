@@ -13,15 +13,18 @@ public struct DaemonConfig: Sendable, Equatable {
         public var logLevel: String
         /// How long files removed by remote deletes stay in the local trash.
         public var trashRetention: Duration
+        /// Where Prometheus metrics are served (`GET /metrics`), from `metrics_listen`; nil: not served.
+        public var metricsListen: MetricsListen?
 
         public init(
             stateDir: String, controlSocket: String, logLevel: String = "info",
-            trashRetention: Duration = DaemonConfig.defaultTrashRetention
+            trashRetention: Duration = DaemonConfig.defaultTrashRetention, metricsListen: MetricsListen? = nil
         ) {
             self.stateDir = stateDir
             self.controlSocket = controlSocket
             self.logLevel = logLevel
             self.trashRetention = trashRetention
+            self.metricsListen = metricsListen
         }
     }
 

@@ -156,10 +156,13 @@ public struct ServerConfig: Sendable, Equatable {
     }
 
     /// Splits `HOST:PORT` or `[IPV6]:PORT`; port 0...65535.
-    static func parseListen(_ listen: String, reader: TOMLReader) throws(ConfigError) -> (host: String, port: Int) {
-        let expected = "expected HOST:PORT or [IPV6]:PORT, e.g. \"127.0.0.1:8417\" or \"[::1]:8417\""
+    static func parseListen(
+        _ listen: String, reader: TOMLReader, key: String = "listen", examplePort: Int = 8417
+    ) throws(ConfigError) -> (host: String, port: Int) {
+        let expected =
+            "expected HOST:PORT or [IPV6]:PORT, e.g. \"127.0.0.1:\(examplePort)\" or \"[::1]:\(examplePort)\""
         func fail(_ why: String) -> ConfigError {
-            reader.error("listen", "invalid listen address \"\(listen)\": \(why)")
+            reader.error(key, "invalid listen address \"\(listen)\": \(why)")
         }
         let host: Substring
         let portText: Substring
@@ -177,7 +180,7 @@ public struct ServerConfig: Sendable, Equatable {
             guard let colon = listen.lastIndex(of: ":") else { throw fail("missing \":PORT\"; \(expected)") }
             host = listen[..<colon]
             portText = listen[listen.index(after: colon)...]
-            if host.contains(":") { throw fail("an IPv6 address must be in brackets, e.g. \"[::1]:8417\"") }
+            if host.contains(":") { throw fail("an IPv6 address must be in brackets, e.g. \"[::1]:\(examplePort)\"") }
             let hostChars: (Character) -> Bool = { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
             guard !host.isEmpty, host.allSatisfy(hostChars) else {
                 throw fail("\"\(host)\" is not a host name or IPv4 address; \(expected)")

@@ -1,12 +1,15 @@
 import Hummingbird
 
-/// Builds the `/v1` router: health and token exchange without auth, every
-/// folder route behind `AuthMiddleware`; all errors rendered as `ErrorBody` JSON.
+/// Builds the `/v1` router: health, `/metrics` and token exchange without auth, every
+/// folder route behind `AuthMiddleware`; all errors rendered as `ErrorBody` JSON, every
+/// request counted (`RequestMetricsMiddleware`).
 struct ServerApplication {
     let server: SyncServer
 
     func buildRouter() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
+        // Outermost: it sees the status ErrorMiddleware turned every error into.
+        router.add(middleware: RequestMetricsMiddleware(metrics: server.metrics))
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: LogRequestsMiddleware(.debug))
 
@@ -23,13 +26,18 @@ struct ServerApplication {
             }
             return try JSONResponse.make(["status": "ready"])
         }
-        AuthRoutes(metadata: server.metadata, tokens: server.tokens, tokenLifetime: server.settings.tokenLifetime)
-            .register(on: router)
+        MetricsRoute(metrics: server.metrics).register(on: router)
+        AuthRoutes(
+            metadata: server.metadata, tokens: server.tokens, tokenLifetime: server.settings.tokenLifetime,
+            metrics: server.metrics
+        ).register(on: router)
 
-        let folder = router.group("/v1/folders/{folder}").add(middleware: AuthMiddleware(tokens: server.tokens, metadata: server.metadata, inFlight: server.inFlight))
-        ChunkRoutes(chunks: server.chunks).register(on: folder)
-        CommitRoutes(metadata: server.metadata, notifier: server.notifier).register(on: folder)
-        FeedRoutes(metadata: server.metadata, notifier: server.notifier).register(on: folder)
+        let folder = router.group("/v1/folders/{folder}").add(
+            middleware: AuthMiddleware(
+                tokens: server.tokens, metadata: server.metadata, inFlight: server.inFlight, metrics: server.metrics))
+        ChunkRoutes(chunks: server.chunks, metrics: server.metrics).register(on: folder)
+        CommitRoutes(metadata: server.metadata, notifier: server.notifier, metrics: server.metrics).register(on: folder)
+        FeedRoutes(metadata: server.metadata, notifier: server.notifier, metrics: server.metrics).register(on: folder)
         return router
     }
 }

@@ -40,6 +40,8 @@ public final class SyncServer: Sendable {
     let httpServer: HTTPServerBuilder
     /// Retention and compaction as in force now (`settings` holds those of the start).
     let storageSettings: RuntimeStorageSettings
+    /// This server's Prometheus metrics (`GET /metrics`), in a registry of its own.
+    public let metrics: ServerMetrics
 
     public init(settings: ServerSettings, logger: Logger) throws {
         try DataDirectory.create(settings.dataDir)
@@ -58,6 +60,7 @@ public final class SyncServer: Sendable {
         self.inFlight = DeviceRequestLimiter(limit: settings.maxRequestsPerDevice)
         self.httpServer = try Self.makeHTTPServer(settings)
         self.storageSettings = RuntimeStorageSettings(retention: settings.retention, compactBelow: settings.compactBelow)
+        self.metrics = ServerMetrics()
     }
 
     /// A reload: new retention and compaction threshold, used from the next storage round.

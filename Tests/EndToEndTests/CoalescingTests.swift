@@ -34,7 +34,8 @@ struct CoalescingTests {
         let index = try IndexStore(path: config.daemon.stateDir + "/index.sqlite")
         let remote = RemoteClient(baseURL: server.url, credential: credential, logger: Logger(label: "test"))
         let engine = Daemon.makeEngine(
-            folder: config.folders[0], config: config, index: index, remote: remote, logger: Logger(label: "test"))
+            folder: config.folders[0], config: config, index: index, remote: remote, metrics: DaemonMetrics(),
+            logger: Logger(label: "test"))
         let worker = Task { await engine.queue.run() }
         defer { worker.cancel() }
 

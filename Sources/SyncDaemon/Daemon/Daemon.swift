@@ -63,8 +63,9 @@ public enum Daemon {
         } catch {
             logger.warning("server not reachable yet; changes are journaled and sent when it is", metadata: ["error": "\(error)"])
         }
+        let metrics = DaemonMetrics()
         let engines = config.folders.map { folder in
-            makeEngine(folder: folder, config: config, index: index, remote: remote, logger: logger)
+            makeEngine(folder: folder, config: config, index: index, remote: remote, metrics: metrics, logger: logger)
         }
         try Startup.claimSocket(config.daemon.controlSocket)
         // Under systemd (Type=notify): READY=1 once syncctl can reach us, watchdog pings,
@@ -74,7 +75,9 @@ public enum Daemon {
         let folders = FolderSupervisor(engines: engines, state: state, logger: logger)
         let reloader = DaemonReloader(
             config: config, folders: folders, bandwidth: bandwidth, logLevel: logLevel,
-            makeEngine: { folder, config in makeEngine(folder: folder, config: config, index: index, remote: remote, logger: logger) },
+            makeEngine: { folder, config in
+                makeEngine(folder: folder, config: config, index: index, remote: remote, metrics: metrics, logger: logger)
+            },
             logger: logger)
         // Trapped before the control socket answers: once syncctl (or systemd) sees us
         // ready, SIGHUP reloads instead of ending the process.
@@ -83,6 +86,9 @@ public enum Daemon {
             socketPath: config.daemon.controlSocket, daemon: state, logger: logger,
             onReady: { systemd?.notify("READY=1\nSTATUS=syncing \(engines.count) folder(s)") })
         var services: [any Service] = [control, folders, reload]
+        if let listen = config.daemon.metricsListen {
+            services.append(MetricsServer(listen: listen, metrics: metrics, daemon: state, logger: logger))
+        }
         if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -91,7 +97,8 @@ public enum Daemon {
     }
 
     static func makeEngine(
-        folder: DaemonConfig.Folder, config: DaemonConfig, index: IndexStore, remote: RemoteClient, logger: Logger
+        folder: DaemonConfig.Folder, config: DaemonConfig, index: IndexStore, remote: RemoteClient,
+        metrics: DaemonMetrics, logger: Logger
     ) -> FolderEngine {
         var folderLogger = logger
         folderLogger[metadataKey: "folder"] = "\(folder.id)"
@@ -103,7 +110,7 @@ public enum Daemon {
         let uploader = Uploader(
             folder: folder.id, index: index, remote: remote, preparer: Preparer(folder: FolderRoot(folder.path, pin: pin)),
             progress: progress,
-            openWrites: openWrites, maxConcurrent: config.transfer.maxConcurrent, logger: folderLogger)
+            openWrites: openWrites, maxConcurrent: config.transfer.maxConcurrent, logger: folderLogger, metrics: metrics)
         let queue = TransferQueue(
             folder: folder.id, index: index, uploader: uploader,
             deleteGuard: DeleteGuard(maxFraction: folder.maxDeleteFraction, maxCount: folder.maxDeleteCount), logger: folderLogger)
@@ -115,11 +122,11 @@ public enum Daemon {
         let materializer = Materializer(root: folder.path, trashRoot: trash.root, pin: pin)
         var applier = RemoteApplier(
             folder: folder.id, index: index, remote: remote, materializer: materializer, progress: progress,
-            logger: folderLogger)
+            logger: folderLogger, metrics: metrics)
         applier.fetchConcurrency = config.transfer.maxConcurrent
         return FolderEngine(
             config: folder, index: index, queue: queue, progress: progress, remote: remote, applier: applier,
             excluded: excluded, trash: trash, trashRetention: config.daemon.trashRetention, openWrites: openWrites,
-            logger: folderLogger)
+            metrics: metrics, logger: folderLogger)
     }
 }

@@ -5,6 +5,7 @@ extension FolderEngine {
     func handle(_ message: WatchMessage) async {
         switch message {
         case .rescanNeeded:
+            metrics.inotifyOverflowed()
             await scanner.requestRescan()
         case .watchFailed(_, let error):
             watch.failed(error)

@@ -31,6 +31,8 @@ public actor FolderEngine {
     let folder: FolderRoot
     /// The paths being written, for the uploader (which leaves them to their writer's close).
     let openWrites: OpenWrites
+    /// Lost inotify events are counted here (and passed on to the scanner).
+    let metrics: DaemonMetrics
 
     /// The timer of the settle machine (and the engine's clock).
     let timers = TimerLoop(clock: ContinuousClock())
@@ -44,8 +46,9 @@ public actor FolderEngine {
     init(
         config: DaemonConfig.Folder, index: IndexStore, queue: TransferQueue, progress: TransferProgress,
         remote: RemoteClient, applier: RemoteApplier, excluded: [String], trash: Trash, trashRetention: Duration,
-        openWrites: OpenWrites, logger: Logger
+        openWrites: OpenWrites, metrics: DaemonMetrics = DaemonMetrics(), logger: Logger
     ) {
+        self.metrics = metrics
         self.id = config.id
         self.root = config.path
         self.index = index
@@ -65,7 +68,8 @@ public actor FolderEngine {
             folder: id, root: FolderRoot(root), index: index, trash: trash, trashRetention: trashRetention, logger: logger)
         scanner = FolderScanner(
             folder: id, root: root, rescanInterval: config.rescanInterval, index: index, queue: queue, journal: journal,
-            ignore: ignore, watch: watch, housekeeping: housekeeping, pin: applier.materializer.folder.pin, logger: logger)
+            ignore: ignore, watch: watch, housekeeping: housekeeping, pin: applier.materializer.folder.pin,
+            metrics: metrics, logger: logger)
         feed = RemoteFeed(
             folder: id, index: index, remote: remote, applier: applier, queue: queue, journal: journal, ignore: ignore,
             deleteGuard: DeleteGuard(maxFraction: config.maxDeleteFraction, maxCount: config.maxDeleteCount), logger: logger)

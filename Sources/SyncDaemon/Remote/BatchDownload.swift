@@ -74,6 +74,7 @@ struct BatchDownload: Sendable {
     ) async {
         let fetched = await ChunkFetcher(remote: applier.remote, folder: folder, maxConcurrent: applier.fetchConcurrency)
             .fetch(fresh.flatMap(\.entry.chunks))
+        applier.metrics.downloaded(files: 0, bytes: fetched.chunks.values.reduce(Int64(0)) { $0 + Int64($1.count) })
         for item in fresh { await progress.begin(path: item.entry.path, direction: "download", total: item.entry.size) }
         await stageAndPlace(fresh, fetched: fetched, others: &others, into: &outcome)
         await progress.end(paths: fresh.map(\.entry.path))
@@ -111,6 +112,7 @@ struct BatchDownload: Sendable {
         do {
             try index.records.apply(folder: folder, late)
             for (entry, _) in placed { outcome.applied.append((entry.path, entry.rev)) }
+            applier.metrics.downloaded(files: placed.count, bytes: 0)
             applier.logger.debug("downloaded a batch of small files", metadata: ["files": "\(placed.count)"])
         } catch {
             // In place and recorded, only not marked as landed: the next start finds them landed.

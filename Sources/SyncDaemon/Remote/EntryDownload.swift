@@ -49,6 +49,7 @@ struct EntryDownload: Sendable {
                     CrashPoint.reached(.beforeRename, path: path)
                 })
                 final = written.stat
+                applier.metrics.downloaded(files: 1, bytes: written.fetched)
                 if let localChunks {
                     applier.logger.info(
                         "downloaded with local chunks",

@@ -13,6 +13,8 @@ struct RemoteApplier: Sendable {
     let materializer: Materializer
     let progress: TransferProgress
     let logger: Logger
+    /// Files written and chunk bytes fetched are counted here.
+    var metrics = DaemonMetrics()
     /// Chunk requests in flight at once (`max_concurrent`).
     var fetchConcurrency = 4
     /// Downloads being renamed into place whose events the engine drops.

@@ -14,6 +14,7 @@ struct ChunkSender: Sendable {
     let maxConcurrent: Int
     /// Small chunks go in batch requests of up to this many bytes.
     let batchBytes: Int
+    let metrics: DaemonMetrics
 
     private struct Pending: Sendable {
         var hash: String
@@ -118,6 +119,7 @@ struct ChunkSender: Sendable {
         } catch {
             return .failure(error)
         }
+        metrics.uploaded(bytes: records.reduce(0) { $0 + $1.bytes.count })
         for p in unit where !torn.contains(p.owner) { await progress.advance(path: p.owner, by: Int64(p.length)) }
         return .success(torn)
     }

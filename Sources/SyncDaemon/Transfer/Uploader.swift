@@ -17,13 +17,17 @@ struct Uploader: Sendable {
     let openWrites: OpenWrites
     let maxConcurrent: Int
     let logger: Logger
+    /// Files committed and chunk bytes sent are counted here.
+    var metrics = DaemonMetrics()
     /// Small chunks go in batch requests of up to this many bytes.
     let batchBytes = 8 << 20
 
     var outboxReplayer: OutboxReplayer { OutboxReplayer(folder: folder, remote: remote, logger: logger) }
 
     var chunkSender: ChunkSender {
-        ChunkSender(folder: folder, remote: remote, progress: progress, maxConcurrent: maxConcurrent, batchBytes: batchBytes)
+        ChunkSender(
+            folder: folder, remote: remote, progress: progress, maxConcurrent: maxConcurrent, batchBytes: batchBytes,
+            metrics: metrics)
     }
 
     /// `mayDelete` is asked before tombstones are sent (the delete-wave guard).

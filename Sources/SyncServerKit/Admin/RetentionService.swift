@@ -21,12 +21,23 @@ struct RetentionService: Service {
             while !Task.isCancelled {
                 let gc = server.storageGC
                 let interval = Self.interval(retention: gc.retention)
+                let report: StorageGC.Report?
                 do {
-                    let report = try await gc.run(now: ServerClock.now())
-                    if report.reclaimedAnything { logger.info("\(report.summary)") }
+                    report = try await gc.run(now: ServerClock.now())
                 } catch {
+                    report = nil
                     logger.error("storage gc failed: \(error)")
                 }
+                if let report, report.reclaimedAnything { logger.info("\(report.summary)") }
+                // The exact figures after the round, then the round counted (a scrape that sees
+                // the round sees its figures).
+                do {
+                    let totals = try await server.chunks.index.totals()
+                    server.metrics.stored(chunks: totals.chunks, bytes: totals.bytes)
+                } catch {
+                    logger.warning("cannot count the stored chunks for the metrics: \(error)")
+                }
+                server.metrics.storageRound(report)
                 do { try await Task.sleep(for: interval) } catch { return }
             }
         }

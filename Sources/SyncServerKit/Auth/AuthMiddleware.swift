@@ -8,24 +8,29 @@ struct AuthMiddleware: RouterMiddleware {
     let tokens: TokenStore
     let metadata: MetadataStore
     let inFlight: DeviceRequestLimiter
+    let metrics: ServerMetrics
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard let header = request.headers[.authorization] else {
+            metrics.authFailed(.missingHeader)
             throw APIError.unauthorized("missing Authorization: Bearer header")
         }
         let prefix = "bearer "
         guard header.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix else {
+            metrics.authFailed(.notBearer)
             throw APIError.unauthorized("Authorization header is not a bearer token")
         }
         let token = header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
         guard var session = await tokens.session(for: token) else {
+            metrics.authFailed(.unknownToken)
             throw APIError.unauthorized("unknown or expired access token")
         }
         // Revocation and grant changes take effect on the next request, not the next token.
         guard let folders = try await metadata.accounts.activeGrants(device: session.deviceID) else {
             await tokens.revoke(device: session.deviceID)
+            metrics.authFailed(.revoked)
             throw APIError.unauthorized("this device was revoked")
         }
         session.folders = folders

@@ -7,6 +7,7 @@ struct AuthRoutes {
     let metadata: MetadataStore
     let tokens: TokenStore
     let tokenLifetime: Duration
+    let metrics: ServerMetrics
 
     func register(on router: Router<ServerRequestContext>) {
         router.post("/v1/auth/token") { request, context in
@@ -17,6 +18,7 @@ struct AuthRoutes {
     func exchange(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(TokenRequest.self)
         guard let credential = Credential(parsing: body.credential) else {
+            metrics.authFailed(.malformedCredential)
             throw APIError.unauthorized("malformed credential")
         }
         let device = try await metadata.accounts.device(id: credential.deviceID)
@@ -24,6 +26,7 @@ struct AuthRoutes {
         let presented = credential.secretHash
         guard let device, ConstantTime.equals(presented, device.secretHash), device.revokedAt == nil else {
             context.logger.notice("rejected credential", metadata: ["device": "\(credential.deviceID)"])
+            metrics.authFailed(.invalidCredential)
             throw APIError.unauthorized("invalid credential")
         }
         let session = DeviceSession(deviceID: device.id, deviceName: device.name, folders: Set(device.folders))

@@ -4,6 +4,7 @@ import SyncCore
 /// Chunk endpoints under `/v1/folders/{folder}/chunks`.
 struct ChunkRoutes {
     let chunks: ChunkStore
+    let metrics: ServerMetrics
 
     static let maxMissingQuery = 100_000
 
@@ -31,6 +32,8 @@ struct ChunkRoutes {
             throw APIError.hashMismatch("body hashes to \(actual), not \(hash); nothing stored")
         }
         let created = try await chunks.store(hash: hash, bytes: body)
+        metrics.chunksReceived(
+            bytes: body.readableBytes, newChunks: created ? 1 : 0, newBytes: created ? body.readableBytes : 0)
         return try JSONResponse.make(StoredChunk(hash: hash, size: body.readableBytes), status: created ? .created : .ok)
     }
 
@@ -51,8 +54,10 @@ struct ChunkRoutes {
                     "batch record \(record.hash) hashes to \(actual); nothing from this batch was stored")
             }
         }
-        let stored = try await chunks.store(records: records)
-        return try JSONResponse.make(BatchStored(stored: stored, received: records.count))
+        let stored = try await chunks.storeNew(records: records)
+        metrics.chunksReceived(
+            bytes: records.reduce(0) { $0 + $1.bytes.count }, newChunks: stored.chunks, newBytes: Int(stored.bytes))
+        return try JSONResponse.make(BatchStored(stored: stored.chunks, received: records.count))
     }
 
     /// Many chunks in one response (a chunk batch): the receiving side of many small files.
@@ -61,6 +66,7 @@ struct ChunkRoutes {
         let query = try await request.decodeJSON(FetchChunksRequest.self)
         try Self.check(query.hashes, atMost: FetchChunksRequest.maxHashes)
         let body = try await chunks.batch(of: query.hashes, limit: FetchChunksRequest.maxResponseBytes)
+        metrics.chunksSent(bytes: body.readableBytes)
         return Response(
             status: .ok,
             headers: [.contentType: "application/octet-stream", .contentLength: String(body.readableBytes)],
@@ -88,6 +94,7 @@ struct ChunkRoutes {
         if let range = read.range {
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(read.total)"
         }
+        metrics.chunksSent(bytes: read.bytes.readableBytes)
         return Response(
             status: read.range == nil ? .ok : .partialContent, headers: headers, body: .init(byteBuffer: read.bytes))
     }

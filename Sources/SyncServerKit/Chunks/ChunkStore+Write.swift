@@ -11,14 +11,24 @@ extension ChunkStore {
     /// Stores verified chunks: the ones the index lacks are appended to the current pack in
     /// one write and one `fdatasync`, then indexed in one transaction. Returns how many were new.
     func store(records: [(hash: String, bytes: ArraySlice<UInt8>)]) async throws -> Int {
+        try await storeNew(records: records).chunks
+    }
+
+    /// `store(records:)`, also returning the bytes of the chunks that were new.
+    func storeNew(records: [(hash: String, bytes: ArraySlice<UInt8>)]) async throws -> (chunks: Int, bytes: Int64) {
         let known = try await index.locationsRenewing(records.map(\.hash))
         var batch = PackBatch()
         var queued = Set<String>()
         for record in records where known[record.hash] == nil && queued.insert(record.hash).inserted {
             record.bytes.withUnsafeBytes { batch.add(hash: record.hash, bytes: $0) }
         }
-        guard !batch.isEmpty else { return 0 }
-        return try await append(batch).filter { $0 }.count
+        guard !batch.isEmpty else { return (0, 0) }
+        var new = (chunks: 0, bytes: Int64(0))
+        for (isNew, record) in zip(try await append(batch), batch.records) where isNew {
+            new.chunks += 1
+            new.bytes += record.length
+        }
+        return new
     }
 
     /// Appends (durably) and indexes `batch`; per record, whether its index row is new.

@@ -6,6 +6,7 @@ import SyncCore
 struct CommitRoutes {
     let metadata: MetadataStore
     let notifier: ChangeNotifier
+    let metrics: ServerMetrics
 
     func register(on group: RouterGroup<ServerRequestContext>) {
         group.post("commit") { request, context in try await commit(request, context: context) }
@@ -24,6 +25,7 @@ struct CommitRoutes {
                 folder: folder, device: session.deviceID, changes: checked.changes, idempotency: idempotency,
                 checkingChunksOf: checked)
         else { throw APIError.forbidden("this device has no access to that folder") }
+        metrics.committed(changes: checked.changes.count)
         if response.results.contains(where: { $0.status == .ok }) {
             await notifier.publish(folder: folder, rev: response.folderRev)
         }

@@ -6,6 +6,7 @@ import SyncCore
 struct FeedRoutes {
     let metadata: MetadataStore
     let notifier: ChangeNotifier
+    let metrics: ServerMetrics
 
     static let defaultLimit: Int64 = 1000
     static let maxLimit: Int64 = 10_000
@@ -33,9 +34,11 @@ struct FeedRoutes {
             let notifier = self.notifier
             let cursor = page.cursor
             // A graceful shutdown ends the wait at once (answered with the empty page).
+            metrics.feedWaiters.increment()
             _ = await cancelWhenGracefulShutdown {
                 await notifier.wait(folder: folder, beyond: cursor, timeout: remaining)
             }
+            metrics.feedWaiters.decrement()
         }
     }
 

@@ -11,10 +11,11 @@ final class DaemonProcess: @unchecked Sendable {
     let socketPath: String
     private var process: Process?
 
-    /// `extraServerConfig`: more keys of the `[server]` table (e.g. `ca_file`).
+    /// `extraServerConfig`: more keys of the `[server]` table (e.g. `ca_file`); `extraDaemonConfig`
+    /// of the `[daemon]` table (e.g. `metrics_listen`).
     init(
         dir: String, folderID: String, serverURL: String, credential: String, extraFolderConfig: String = "",
-        extraServerConfig: String = ""
+        extraServerConfig: String = "", extraDaemonConfig: String = ""
     ) throws {
         self.dir = dir
         self.folderID = folderID
@@ -30,6 +31,7 @@ final class DaemonProcess: @unchecked Sendable {
             state_dir = "\(dir)/state"
             control_socket = "\(socketPath)"
             log_level = "debug"
+            \(extraDaemonConfig)
             [server]
             url = "\(serverURL)"
             credential_file = "\(credentialPath)"

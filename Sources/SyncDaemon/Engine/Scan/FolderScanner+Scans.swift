@@ -12,6 +12,7 @@ extension FolderScanner {
             return
         }
         let started = ContinuousClock.now
+        metrics.scanned()
         do {
             let scanned = try ignore.scanner.scan()
             for error in scanned.errors { logger.warning("scan: \(error)", metadata: ["folder": "\(folder)"]) }

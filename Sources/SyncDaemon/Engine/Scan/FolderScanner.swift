@@ -18,6 +18,8 @@ actor FolderScanner {
     let ignore: FolderIgnore
     let watch: FolderWatch
     let housekeeping: FolderHousekeeping
+    /// Full scans are counted here.
+    let metrics: DaemonMetrics
     let names: NFCNames
     /// The adopted root identity, shared with the folder's writer (see `RootPin`).
     let pin: RootPin?
@@ -43,8 +45,9 @@ actor FolderScanner {
     init(
         folder: String, root: String, rescanInterval: Duration, index: IndexStore, queue: TransferQueue,
         journal: JournalWriter, ignore: FolderIgnore, watch: FolderWatch, housekeeping: FolderHousekeeping, pin: RootPin?,
-        logger: Logger
+        metrics: DaemonMetrics, logger: Logger
     ) {
+        self.metrics = metrics
         self.folder = folder
         self.root = root
         self.rescanInterval = rescanInterval
