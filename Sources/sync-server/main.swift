@@ -223,7 +223,36 @@ struct HistoryCommand: AsyncParsableCommand {
 
 struct StorageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "storage", abstract: "Check the chunk store, or reclaim space in it.", subcommands: [Check.self, GC.self])
+        commandName: "storage", abstract: "Check the chunk store, reclaim space in it, or copy it to another store.",
+        subcommands: [Check.self, GC.self, Copy.self])
+
+    struct Copy: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy a stopped server's data to a new data directory and blob store (e.g. an S3 bucket).",
+            discussion: """
+                Reads the server of --from (its blobs must be "filesystem"; it must be stopped: both data \
+                directories are locked) and fills the data directory and blob store of --to: the metadata \
+                database is copied whole (SQLite's backup), then every pack is read, each chunk in it checked \
+                against its hash, written to the new store (an S3 bucket with blobs = "s3://..."), and its \
+                size checked there. The old data directory is left as it was. Resumable: run it again after an \
+                interruption and packs already copied are skipped. Then start the server with the --to config. \
+                The new data_dir must not hold a server's data already.
+                """)
+
+        @Option(name: .customLong("from"), help: ArgumentHelp("The config of the server to copy.", valueName: "OLD.toml"))
+        var from: String
+        @Option(name: .customLong("to"), help: ArgumentHelp("The config of the new store.", valueName: "NEW.toml"))
+        var to: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let source = try ConfigOptions.settings(from: ServerConfig.load(path: from))
+                let target = try ConfigOptions.settings(from: ServerConfig.load(path: to))
+                let report = try await StorageCopy.run(from: source, to: target, logger: bootstrapLogging())
+                Output.line(report.summary)
+            }
+        }
+    }
 
     struct GC: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

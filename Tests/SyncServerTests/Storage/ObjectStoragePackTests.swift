@@ -163,3 +163,31 @@ struct ObjectStoragePackTests {
         }
     }
 }
+
+extension ObjectStoragePackTests {
+    /// Changing a server's config from `filesystem` to a bucket in place: the next start
+    /// uploads every pack of the data directory and serves them from the bucket.
+    @Test func switchingAServerToABucketUploadsItsPacksAtStart() async throws {
+        let moto = try await MotoServer.start()
+        let (blobs, s3) = try await Self.bucket(moto)
+        try await Fixture.with(packRotation: 4096) { fixture in
+            let chunks = (0..<8).map { Self.chunk(500 + $0) }
+            try await fixture.server.makeApplication().test(.router) { client in
+                let token = try await client.token(fixture.credential)
+                for chunk in chunks { _ = try await client.putChunk(chunk, token: token) }
+            }
+            let local = try fixture.server.chunks.packsOnDisk()
+            #expect(local.count == 4)
+            let moved = Fixture(
+                tmp: fixture.tmp, server: try Fixture.openServer(dataDir: fixture.dataDir, blobs: blobs), credential: fixture.credential)
+            let report = try await moved.server.chunks.recoverRemote()
+            #expect(report.uploaded == 4)
+            #expect(try moved.server.chunks.packsOnDisk().isEmpty)
+            #expect(try await Self.packObjects(s3).count == 4)
+            for chunk in chunks {
+                let at = try await moved.server.chunks.location(Make.hash(chunk))
+                #expect(try await moved.server.chunks.readChecked(hash: Make.hash(chunk), at: at) == chunk)
+            }
+        }
+    }
+}

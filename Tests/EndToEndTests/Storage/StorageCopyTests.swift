@@ -1,0 +1,131 @@
+import Foundation
+import ObjectStorage
+import Testing
+import TestSupport
+
+/// `sync-server storage copy`: a server that started on the embedded defaults (SQLite,
+/// packs in its data directory) moves to a bucket on an S3-speaking server (moto) without
+/// clients uploading again; real sync-server processes.
+@Suite(.serialized)
+struct StorageCopyTests {
+    static func bucket(_ moto: MotoServer) async throws -> (name: String, client: S3Client) {
+        let name = "copy-\(UInt32.random(in: 0...UInt32.max))"
+        let client = S3Client(
+            location: S3Location(bucket: name, prefix: "", endpoint: URL(string: moto.endpoint)!, region: "us-east-1", pathStyle: true),
+            credentials: S3Credentials(accessKeyID: MotoServer.accessKeyID, secretAccessKey: MotoServer.secretAccessKey))
+        try await client.createBucket()
+        return (name, client)
+    }
+
+    static func bucketConfig(_ moto: MotoServer, bucket: String) -> String {
+        """
+        blobs = "s3://\(bucket)/moved"
+        [storage.s3]
+        endpoint = "\(moto.endpoint)"
+        access_key_id = "\(MotoServer.accessKeyID)"
+        secret_access_key = "\(MotoServer.secretAccessKey)"
+        """
+    }
+
+    /// `storage copy` from one server's config to the other's; its stdout.
+    static func copy(from old: ServerProcess, to new: ServerProcess) throws -> String {
+        let run = try Process.capture(
+            try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
+        guard run.status == 0 else { throw TestFailure("storage copy failed: \(run.err)") }
+        return run.out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func aFilesystemServerMovesToABucketAndServesTheSameFiles() async throws {
+        let moto = try await MotoServer.start()
+        let (bucket, s3) = try await Self.bucket(moto)
+        let tmp = try TemporaryDirectory("storage-copy")
+        defer { tmp.remove() }
+        let old = try ServerProcess(dir: try tmp.sub("old"))
+        let credential = try old.provision(folder: "docs", device: "writer")
+        try await old.start()
+        // Two runs of the server: two packs (every start begins a new one).
+        var files = try await ProtocolLoad(client: old.client(credential: credential), folder: "docs").push(prefix: "p", count: 300, size: 16_384, seed: 0xc0)
+        old.stop()
+        try await old.start()
+        // (A new client: the old one's pooled connection went with the first process.)
+        let again = ProtocolLoad(client: old.client(credential: credential), folder: "docs")
+        files.merge(try await again.push(prefix: "q", count: 300, size: 16_384, seed: 0xc1)) { $1 }
+        old.stop()
+        let packs = try FileManager.default.contentsOfDirectory(atPath: old.dir + "/data/packs").filter { $0.hasSuffix(".pack") }
+        #expect(packs.count == 2)
+
+        let new = try ServerProcess(dir: try tmp.sub("new"), port: old.port)
+        // A first attempt that cannot reach the store (nothing listens there) fails and
+        // leaves its mark; one pack is already in the bucket, as if copied before that.
+        try new.writeConfig(storage: Self.bucketConfig(moto, bucket: bucket).replacingOccurrences(
+            of: moto.endpoint, with: "http://127.0.0.1:\(try freePort())"))
+        let interrupted = try Process.capture(
+            try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
+        #expect(interrupted.status == 1)
+        #expect(interrupted.err.contains("no answer from"), "\(interrupted.err)")
+        let first = try #require(packs.sorted().first)
+        try await s3.put(key: "moved/packs/" + first, bytes: Array(try Data(contentsOf: URL(fileURLWithPath: old.dir + "/data/packs/" + first))))
+
+        try new.writeConfig(storage: Self.bucketConfig(moto, bucket: bucket))
+        let copy = try Self.copy(from: old, to: new)
+        #expect(copy.hasPrefix("storage copy: metadata copied; \(packs.count - 1) pack(s) copied"), "\(copy)")
+        #expect(copy.contains("\(packs.count - 1) pack(s) copied") && copy.contains("1 already there"), "\(copy)")
+        let objects = try await s3.list(prefix: "moved/packs/")
+        #expect(objects.count == packs.count)
+        // Done: the new data directory now holds a server's data, a second copy is refused.
+        let second = try Process.capture(
+            try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
+        #expect(second.status == 1)
+        #expect(second.err.contains("already exists: storage copy fills a new data directory only"), "\(second.err)")
+
+        // The new server knows the device and serves every file from the bucket.
+        try await new.start()
+        defer { new.stop() }
+        try await ProtocolLoad(client: new.client(credential: credential), folder: "docs").expectReadable(files)
+        #expect(try new.admin(["storage", "check"]).hasPrefix("storage check: ok: 600 chunk(s)"))
+        #expect(try new.packBytes() == 0)
+        // The old data directory is as it was.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: old.dir + "/data/packs").filter { $0.hasSuffix(".pack") }.count
+            == packs.count)
+    }
+
+    @Test func aDamagedPackIsNotCopiedAndATargetInUseIsRefused() async throws {
+        let moto = try await MotoServer.start()
+        let (bucket, s3) = try await Self.bucket(moto)
+        let tmp = try TemporaryDirectory("storage-copy-damaged")
+        defer { tmp.remove() }
+        let old = try ServerProcess(dir: try tmp.sub("old"))
+        let credential = try old.provision(folder: "docs", device: "writer")
+        try await old.start()
+        _ = try await ProtocolLoad(client: old.client(credential: credential), folder: "docs").push(prefix: "p", count: 20, size: 4096, seed: 1)
+        old.stop()
+        let packDir = old.dir + "/data/packs"
+        let pack = try #require(try FileManager.default.contentsOfDirectory(atPath: packDir).first { $0.hasSuffix(".pack") })
+        // One byte inside the first chunk's bytes (after its 40-byte record header).
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: packDir + "/" + pack))
+        try handle.seek(toOffset: 100)
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: Data([byte ^ 0xff]))
+        try handle.close()
+
+        let new = try ServerProcess(dir: try tmp.sub("new"))
+        try new.writeConfig(storage: Self.bucketConfig(moto, bucket: bucket))
+        let sync = try Binaries.path("sync-server")
+        let damaged = try Process.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
+        #expect(damaged.status == 1)
+        #expect(damaged.err.contains("pack \(packDir)/\(pack) is damaged (1 chunk(s) do not match their hash"), "\(damaged.err)")
+        #expect(try await s3.list(prefix: "packs/").isEmpty)
+
+        // A target that already holds a server's data is refused (a server started on it).
+        let used = try ServerProcess(dir: try tmp.sub("used"))
+        try used.admin(["folder", "add", "x"])
+        let refused = try Process.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", used.configPath])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("already exists: storage copy fills a new data directory only"), "\(refused.err)")
+        // The same data directory on both sides is refused.
+        let same = try Process.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", old.configPath])
+        #expect(same.status == 1)
+        #expect(same.err.contains("give the new config a data_dir of its own"), "\(same.err)")
+    }
+}
