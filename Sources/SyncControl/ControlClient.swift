@@ -39,6 +39,16 @@ public struct ControlClient: Sendable {
         try decode(ApprovalReply.self, try await request(.POST, "/v1/approve-deletes" + query(folder)))
     }
 
+    /// The paths of the held delete waves.
+    public func heldDeletes(folder: String?) async throws(Failure) -> DeletesReply {
+        try decode(DeletesReply.self, try await request(.GET, "/v1/deletes" + query(folder)))
+    }
+
+    /// Drops the held delete waves and brings their files back from the server.
+    public func rejectDeletes(folder: String?) async throws(Failure) -> RejectReply {
+        try decode(RejectReply.self, try await request(.POST, "/v1/reject-deletes" + query(folder), timeout: .seconds(600)))
+    }
+
     /// A full scan now (what the watcher cannot see, e.g. a write through another hard link).
     public func rescan(folder: String?) async throws(Failure) -> FolderActionReply {
         try decode(FolderActionReply.self, try await request(.POST, "/v1/rescan" + query(folder)))

@@ -6,7 +6,9 @@ import TestSupport
 /// The guards that keep a mistake on one device from wiping the others.
 @Suite(.serialized, .timeLimit(.minutes(5)))
 struct SafetyTests {
-    @Test func aDeleteWaveWaitsForApprovalOnBothSides() async throws {
+    /// The wave waits on the device where the deletes happened; once approved there, the
+    /// other device applies it without asking, into its trash.
+    @Test func aDeleteWaveWaitsWhereItHappenedAndIsFollowedElsewhere() async throws {
         let rig = try await TwoDevices.start("wave")
         defer { rig.stop() }
         let (a, b) = (rig.a, rig.b)
@@ -23,23 +25,49 @@ struct SafetyTests {
         let credA = try String(contentsOfFile: a.dir + "/credential", encoding: .utf8)
         #expect(try await rig.server.client(credential: credA).tree(folder: "docs").count == 50)
         #expect(try localTree(b.folderPath).count == 50)
+        // `syncctl deletes` names what is held.
+        let listed = try a.syncctl("deletes", "docs")
+        #expect(listed.status == 0)
+        #expect(listed.out.hasPrefix("docs: 40 deletes held"), "\(listed.out)")
+        #expect(listed.out.contains("\n  f0.txt\n") && listed.out.contains("\n  f39.txt"), "\(listed.out)")
+        #expect(!listed.out.contains("f40.txt"))
 
-        // Approve on A: the server drops them; B holds the remote wave in turn.
+        // Approve on A: the server drops them, and B follows without being asked.
         let reply = try await a.control.approveDeletes(folder: "docs")
         #expect(reply.released > 0)
-        try await eventually("server drops the 40 files") {
-            try await rig.server.client(credential: credA).tree(folder: "docs").count == 10
-        }
-        try await eventually("beta waits for approval") { try await b.status()?.state == .waitingForApproval }
-        #expect(try localTree(b.folderPath).count == 50, "nothing deleted on beta before approval")
-
-        _ = try await b.control.approveDeletes(folder: nil)
         let rest = all.filter { Int($0.key.dropFirst().dropLast(4))! >= 40 }
         try await rig.waitForBoth(rest)
+        #expect(try await b.status()?.state != .waitingForApproval)
+        let trashed = try localTree(b.dir + "/state/trash").filter { $0.key.hasSuffix(".txt") }
+        #expect(trashed.count == 40, "beta's trash holds the 40 files")
+    }
+
+    /// `syncctl reject-deletes`: the held wave is dropped and the files come back from the
+    /// server on the device that deleted them; nothing is deleted anywhere.
+    @Test func aRejectedDeleteWaveBringsTheFilesBack() async throws {
+        let rig = try await TwoDevices.start("wave-reject")
+        defer { rig.stop() }
+        let a = rig.a
+        try FileManager.default.createDirectory(atPath: a.path("sub"), withIntermediateDirectories: true)
+        for i in 0..<30 { try writeFile(a.path("sub/r\(i).txt"), "keep \(i)") }
+        for i in 0..<5 { try writeFile(a.path("top\(i).txt"), "top \(i)") }
+        try await rig.waitForBoth(try localTree(a.folderPath))
+        let before = try localTree(a.folderPath)
+
+        try FileManager.default.removeItem(atPath: a.path("sub"))
+        try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
+        let rejected = try a.syncctl("reject-deletes", "docs")
+        #expect(rejected.status == 0, "\(rejected.err)")
+        #expect(rejected.out.contains("rejected 31 deletes in: docs; bringing back 31 paths"), "\(rejected.out)")
+        try await rig.waitForBoth(before)
+        try await eventually("alpha is idle") { try await a.status()?.state == .idle }
+        #expect(try a.syncctl("deletes", "docs").out.hasPrefix("docs: no deletes held"))
+        let credA = try String(contentsOfFile: a.dir + "/credential", encoding: .utf8)
+        #expect(try await rig.server.client(credential: credA).tree(folder: "docs").count == 36)
     }
 
     /// No small-folder exemption: all five files of a five-file folder deleted while the
-    /// daemon runs (not the root: its contents) wait on both sides. (The absolute count,
+    /// daemon runs (not the root: its contents) wait where it happened. (The absolute count,
     /// `max_delete_count`, is checked in DeleteGuardTests.)
     @Test func aSmallFolderEmptiedWhileRunningWaitsToo() async throws {
         let rig = try await TwoDevices.start("wave-small")
@@ -55,8 +83,6 @@ struct SafetyTests {
         try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
         #expect(try localTree(b.folderPath).count == 5, "nothing deleted on beta before approval")
         _ = try await a.control.approveDeletes(folder: "docs")
-        try await eventually("beta holds the remote wave") { try await b.status()?.state == .waitingForApproval }
-        _ = try await b.control.approveDeletes(folder: nil)
         try await rig.waitForBoth([:])
     }
 

@@ -27,6 +27,12 @@ enum ControlServer {
         router.post("/v1/approve-deletes") { request, _ in
             try json(try await daemon.approveDeletes(folder: request.uri.queryParameters["folder"].map(String.init)))
         }
+        router.get("/v1/deletes") { request, _ in
+            try json(try await daemon.heldDeletes(folder: request.uri.queryParameters["folder"].map(String.init)))
+        }
+        router.post("/v1/reject-deletes") { request, _ in
+            try json(try await daemon.rejectDeletes(folder: request.uri.queryParameters["folder"].map(String.init)))
+        }
         router.post("/v1/restore") { request, _ in
             let query = request.uri.queryParameters
             guard let path = query["path"].map(String.init) else { throw HTTPError(.badRequest, message: "path is required") }
@@ -118,6 +124,23 @@ final class DaemonState: Sendable {
         var released = 0
         for engine in chosen { released += try await engine.approveDeletes() }
         return ApprovalReply(folders: chosen.map(\.id), released: released)
+    }
+
+    func heldDeletes(folder: String?) async throws -> DeletesReply {
+        var folders: [DeletesReply.Folder] = []
+        for engine in try choose(folder) { folders.append(.init(id: engine.id, paths: try await engine.heldDeletes())) }
+        return DeletesReply(folders: folders)
+    }
+
+    func rejectDeletes(folder: String?) async throws -> RejectReply {
+        let chosen = try choose(folder)
+        var rejected = 0, restored = 0
+        for engine in chosen {
+            let outcome = try await engine.rejectDeletes()
+            rejected += outcome.rejected
+            restored += outcome.restored
+        }
+        return RejectReply(folders: chosen.map(\.id), rejected: rejected, restored: restored)
     }
 
     /// A full scan of each chosen folder now; returns once they are done.

@@ -17,10 +17,10 @@ extension FolderEngine {
         await scanner.fullScan()
     }
 
-    /// `syncctl approve-deletes`: held local and remote delete waves go ahead.
+    /// `syncctl approve-deletes`: the held delete wave goes ahead (other devices then apply
+    /// it without asking, into their trash).
     public func approveDeletes() async throws -> Int {
-        let remote = await feed.approveDeletes()
-        return try await queue.approveDeletes() + remote
+        try await queue.approveDeletes()
     }
 
     /// `syncctl restore` (see `RemoteRestore`).

@@ -18,7 +18,7 @@ extension FolderEngine {
             Transfer(path: $0.path, direction: $0.direction, bytesDone: $0.done, bytesTotal: $0.total)
         }
         facts.pending = try index.journal.pendingCount(folder: id) + journal.pendingPaths + settle.unjournaled
-        facts.held = try index.journal.heldCount(folder: id) + facts.remote.deletesHeld
+        facts.held = try index.journal.heldCount(folder: id)
         let stored = try index.folders.state(folder: id)
         let pathErrors = try index.errors.list(folder: id).map {
             PathErrorStatus(

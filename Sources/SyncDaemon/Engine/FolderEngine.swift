@@ -72,7 +72,7 @@ public actor FolderEngine {
             metrics: metrics, logger: logger)
         feed = RemoteFeed(
             folder: id, index: index, remote: remote, applier: applier, queue: queue, journal: journal, ignore: ignore,
-            deleteGuard: DeleteGuard(maxFraction: config.maxDeleteFraction, maxCount: config.maxDeleteCount), logger: logger)
+            logger: logger)
         restorer = RemoteRestore(folder: id, remote: remote, logger: logger)
         settle = SettleStateMachine(settle: config.settle)
     }

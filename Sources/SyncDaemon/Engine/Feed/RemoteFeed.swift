@@ -7,7 +7,8 @@ import SyncCore
 /// what it brings, the entries kept for a retry, and the current entries a push conflicted
 /// with, one application at a time (`ApplyTurns`). What it applies goes through the
 /// `RemoteApplier`; local pushes it causes (conflict copies, edits that beat deletes) go to
-/// the journal. A remote delete wave waits for approval (`RemoteDeleteHold`).
+/// the journal. A remote delete wave is applied without asking: it was held, and approved,
+/// on the device where the deletes happened; what it deletes here goes to the trash.
 actor RemoteFeed {
     /// Entries per feed page. Large, so that a directory move's tombstones and
     /// new entries usually arrive in one page and are applied as renames.
@@ -22,19 +23,17 @@ actor RemoteFeed {
     let queue: TransferQueue
     let journal: JournalWriter
     let ignore: FolderIgnore
-    let deleteGuard: DeleteGuard
     let logger: Logger
 
     var feedError: FeedProblem?
     var pendingDownloads = 0
     var retries = 0
     var catchingUp = false
-    var deleteHold = RemoteDeleteHold()
     var applyTurns = ApplyTurns()
 
     init(
         folder: String, index: IndexStore, remote: RemoteClient, applier: RemoteApplier, queue: TransferQueue,
-        journal: JournalWriter, ignore: FolderIgnore, deleteGuard: DeleteGuard, logger: Logger
+        journal: JournalWriter, ignore: FolderIgnore, logger: Logger
     ) {
         self.folder = folder
         self.index = index
@@ -43,14 +42,12 @@ actor RemoteFeed {
         self.queue = queue
         self.journal = journal
         self.ignore = ignore
-        self.deleteGuard = deleteGuard
         self.logger = logger
     }
 
     var status: RemoteFeedStatus {
         RemoteFeedStatus(
-            feedError: feedError, pendingDownloads: pendingDownloads, retries: retries, catchingUp: catchingUp,
-            deletesHeld: deleteHold.held)
+            feedError: feedError, pendingDownloads: pendingDownloads, retries: retries, catchingUp: catchingUp)
     }
 
     /// Follows the change feed until cancelled; nothing while paused or while `rootOK` says
@@ -95,11 +92,6 @@ actor RemoteFeed {
                         logger.warning("own move still being recorded after 15 s; applying the feed", metadata: ["folder": "\(folder)"])
                     }
                     ownMoveWaitStarted = nil
-                    guard try deletesAllowed(page.entries, me: me) else {
-                        // Held until `syncctl approve-deletes`; the cursor stays put.
-                        do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
-                        continue
-                    }
                     switch await applyUnlessPaused(page.entries) {
                     case .done: break
                     case .paused: continue  // paused while the long-poll waited: the cursor stays

@@ -10,8 +10,6 @@ struct RemoteFeedStatus: Sendable, Equatable {
     var retries = 0
     /// The last feed page said more changes are waiting: not idle yet.
     var catchingUp = false
-    /// Remote deletes waiting for approval.
-    var deletesHeld = 0
 }
 
 /// Why the change feed is not being followed right now.

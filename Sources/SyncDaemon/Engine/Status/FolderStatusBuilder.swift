@@ -48,7 +48,7 @@ struct FolderStatusBuilder {
             folderWide(.serverUnreachable, "server unreachable: \(offline)")
         }
         if state == .waitingForApproval {
-            folderWide(.deletesHeld, "\(facts.held) deletes wait for approval: run `syncctl approve-deletes \(folder)`")
+            folderWide(.deletesHeld, "\(facts.held) deletes wait for approval: run `syncctl approve-deletes \(folder)`, or `syncctl reject-deletes \(folder)` to bring the files back (`syncctl deletes \(folder)` lists them)")
         }
         if let watchError = problems.watchError { folderWide(.watch, watchMessage(watchError)) }
         if let rootTrouble = problems.rootTrouble { folderWide(.rootUnavailable, rootTrouble) }

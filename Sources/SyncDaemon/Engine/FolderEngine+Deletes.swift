@@ -1,0 +1,62 @@
+import Foundation
+import SyncClient
+import SyncControl
+import SyncCore
+
+/// A delete wave held here (more than `max_delete_fraction` of the folder deleted at once):
+/// listed by `syncctl deletes`, let through by `approve-deletes` (see `FolderEngine+Control`),
+/// or undone by `reject-deletes`, which brings the files back from the server.
+extension FolderEngine {
+    public func heldDeletes() throws -> [String] {
+        try index.heldDeletes(folder: id)
+    }
+
+    /// Drops the held deletes and downloads the server's current version of each path
+    /// again (a path deleted on the server meanwhile stays deleted). The server is asked
+    /// first: if it cannot be reached, nothing changes. Returns (rejected, restored).
+    public func rejectDeletes() async throws -> (rejected: Int, restored: Int) {
+        let held = try index.heldDeletes(folder: id)
+        guard !held.isEmpty else { return (0, 0) }
+        let current = try await currentEntries(held)
+        // Parents before what is in them.
+        let restoring = current.sorted { ($0.path.split(separator: "/").count, $0.path) < ($1.path.split(separator: "/").count, $1.path) }
+        let rejected = try index.rejectHeldDeletes(folder: id, paths: held, restoring: restoring.map(\.path))
+        logger.notice(
+            "held delete wave rejected: bringing the files back from the server",
+            metadata: ["folder": "\(id)", "rejected": "\(rejected)", "restoring": "\(restoring.count)"])
+        // What cannot be fetched now is kept and retried like any remote change.
+        await feed.apply(restoring)
+        return (rejected, restoring.count)
+    }
+
+    /// The server's newest version of each path that is live there, 8 asked at a time.
+    private func currentEntries(_ paths: [String]) async throws -> [WireEntry] {
+        let remote = restorer.remote
+        let folder = id
+        return try await withThrowingTaskGroup(of: WireEntry?.self) { group in
+            var next = 0
+            var found: [WireEntry] = []
+            func ask() {
+                guard next < paths.count else { return }
+                let path = paths[next]
+                next += 1
+                group.addTask {
+                    do {
+                        guard let newest = try await remote.history(folder: folder, path: path).first, !newest.deleted else { return nil }
+                        return newest
+                    } catch {
+                        throw DaemonError(
+                            .serverUnreachable, "cannot ask the server for \(path) to bring it back: \(error); nothing was changed",
+                            path: path, underlying: error)
+                    }
+                }
+            }
+            for _ in 0..<min(8, paths.count) { ask() }
+            while let entry = try await group.next() {
+                if let entry { found.append(entry) }
+                ask()
+            }
+            return found
+        }
+    }
+}
