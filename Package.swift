@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "SyncDaemonTests",
             dependencies: [
-                "SyncDaemon", "SyncCore", "SyncClient", "SyncControl", "Inotify", "TestSupport",
+                "SyncDaemon", "SyncCore", "SyncClient", "SyncControl", "Inotify", "TestSupport", "ServiceSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),

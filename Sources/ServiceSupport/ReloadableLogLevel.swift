@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 
@@ -15,36 +16,15 @@ public final class ReloadableLogLevel: Sendable {
         set { current.withLock { $0 = newValue } }
     }
 
-    /// Sets up swift-log with stderr handlers that follow this level.
-    public func bootstrap() {
+    /// Sets up swift-log with `ProcessLogHandler`s that follow this level: lines on stderr
+    /// in `format`, stamped unless journald reads them; each record also to `onRecord`.
+    public func bootstrap(
+        format: LogFormat = .text, environment: [String: String] = ProcessInfo.processInfo.environment,
+        onRecord: (@Sendable (LogRecord) -> Void)? = nil
+    ) {
+        let timestamp = !ProcessLogHandler.underJournald(environment)
         LoggingSystem.bootstrap { label in
-            FollowingLevelHandler(base: StreamLogHandler.standardError(label: label), level: self)
+            ProcessLogHandler(label: label, level: self, format: format, timestamp: timestamp, onRecord: onRecord)
         }
-    }
-}
-
-/// A log handler whose level is the shared `ReloadableLogLevel` (setting it on one logger
-/// sets it for all).
-struct FollowingLevelHandler<Base: LogHandler>: LogHandler {
-    var base: Base
-    let level: ReloadableLogLevel
-
-    var logLevel: Logger.Level {
-        get { level.level }
-        set { level.level = newValue }
-    }
-
-    var metadata: Logger.Metadata {
-        get { base.metadata }
-        set { base.metadata = newValue }
-    }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { base[metadataKey: key] }
-        set { base[metadataKey: key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        base.log(event: event)
     }
 }

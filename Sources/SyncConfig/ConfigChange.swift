@@ -4,7 +4,7 @@
 /// Folders are matched by id. A folder whose only change is its `ignore` list is updated
 /// in place (its transfers go on); one whose path or other settings changed is restarted;
 /// the others are not touched. Daemon-wide settings that a running daemon cannot change
-/// (state_dir, control_socket, metrics_listen, the server, max_concurrent, trash_retention) are named in
+/// (state_dir, control_socket, metrics_listen, log_format, the server, max_concurrent, trash_retention) are named in
 /// `needsRestart` and the config in force keeps their old values (`effective`).
 public struct ConfigChange: Sendable, Equatable {
     /// Folders to start.
@@ -43,6 +43,7 @@ public struct ConfigChange: Sendable, Equatable {
         keep("daemon.control_socket", \.daemon.controlSocket)
         keep("daemon.trash_retention", \.daemon.trashRetention)
         keep("daemon.metrics_listen", \.daemon.metricsListen)
+        keep("daemon.log_format", \.daemon.logFormat)
         keep("server.url", \.server.url)
         keep("server.credential_file", \.server.credentialFile)
         keep("server.ca_file", \.server.caFile)

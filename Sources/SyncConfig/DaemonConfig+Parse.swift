@@ -9,7 +9,7 @@ struct DaemonConfigParser {
     let base: String
 
     static let rootKeys = ["daemon", "server", "transfer", "folder"]
-    static let daemonKeys = ["state_dir", "control_socket", "log_level", "trash_retention", "metrics_listen"]
+    static let daemonKeys = ["state_dir", "control_socket", "log_level", "log_format", "trash_retention", "metrics_listen"]
     static let serverKeys = ["url", "credential_file", "ca_file", "allow_insecure_http"]
     static let transferKeys = ["max_concurrent", "upload_limit", "download_limit"]
     static let folderKeys = ["id", "path", "ignore", "settle", "rescan_interval", "max_delete_fraction", "max_delete_count"]
@@ -58,12 +58,18 @@ struct DaemonConfigParser {
         guard DaemonConfig.logLevels.contains(logLevel) else {
             throw reader.error("log_level", "invalid log level: " + Suggest.oneOf(DaemonConfig.logLevels, got: logLevel))
         }
+        let logFormat = try reader.string("log_format") ?? "text"
+        guard DaemonConfig.logFormats.contains(logFormat) else {
+            throw reader.error("log_format", "invalid log format: " + Suggest.oneOf(DaemonConfig.logFormats, got: logFormat))
+        }
         let trashRetention = try reader.duration("trash_retention") ?? DaemonConfig.defaultTrashRetention
         let metricsListen = try reader.string("metrics_listen", expected: "a string such as \"127.0.0.1:9417\"")
             .map { listen throws(ConfigError) in try DaemonConfig.MetricsListen.parse(listen, reader: reader) }
-        return DaemonConfig.Daemon(
+        var daemon = DaemonConfig.Daemon(
             stateDir: stateDir, controlSocket: socket, logLevel: logLevel, trashRetention: trashRetention,
             metricsListen: metricsListen)
+        daemon.logFormat = logFormat
+        return daemon
     }
 
     private func parseServer(_ reader: TOMLReader) throws(ConfigError) -> DaemonConfig.Server {

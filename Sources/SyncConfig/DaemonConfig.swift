@@ -13,6 +13,8 @@ public struct DaemonConfig: Sendable, Equatable {
         public var logLevel: String
         /// How long files removed by remote deletes stay in the local trash.
         public var trashRetention: Duration
+        /// One of `DaemonConfig.logFormats`: "text" (for people) or "json" (one object a line).
+        public var logFormat: String = "text"
         /// Where Prometheus metrics are served (`GET /metrics`), from `metrics_listen`; nil: not served.
         public var metricsListen: MetricsListen?
 
@@ -113,6 +115,7 @@ public struct DaemonConfig: Sendable, Equatable {
     // MARK: Defaults and limits
 
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+    public static let logFormats = ["text", "json"]
     /// The documented default; the parser uses `StandardPaths.daemonStateDir` (which
     /// honours `$XDG_STATE_HOME`).
     public static let defaultStateDir = "~/.local/state/syncd"

@@ -34,6 +34,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var compactBelow: Double
     /// `[server] log_level` (nil: not set; the LOG_LEVEL environment variable wins over it).
     public var logLevel: String?
+    /// `[server] log_format`: "text" or "json".
+    public var logFormat: String = "text"
 
     public init(
         file: String, host: String = "127.0.0.1", port: Int = 8417, dataDir: String,
@@ -60,7 +62,7 @@ public struct ServerConfig: Sendable, Equatable {
     public static let defaultCompactBelow = 0.5
 
     static let rootKeys = ["server", "storage"]
-    static let serverKeys = ["listen", "data_dir", "tls_cert", "tls_key", "log_level"]
+    static let serverKeys = ["listen", "data_dir", "tls_cert", "tls_key", "log_level", "log_format"]
     static let storageKeys = ["metadata", "blobs", "retention", "compact_below", "s3"]
 
     /// Reads, parses and validates a sync-server config file. `data_dir` need not exist.
@@ -105,6 +107,10 @@ public struct ServerConfig: Sendable, Equatable {
             throw server.error("log_level", "invalid log level: " + Suggest.oneOf(DaemonConfig.logLevels, got: logLevel))
         }
 
+        let logFormat = try server.string("log_format") ?? "text"
+        guard DaemonConfig.logFormats.contains(logFormat) else {
+            throw server.error("log_format", "invalid log format: " + Suggest.oneOf(DaemonConfig.logFormats, got: logFormat))
+        }
         let metadata = try storage.string("metadata") ?? "sqlite"
         try checkStore(metadata, key: "metadata", supported: "sqlite",
                        later: ["postgres://", "postgresql://"], reader: storage)
@@ -120,9 +126,11 @@ public struct ServerConfig: Sendable, Equatable {
                 "compact_below", "out of range: expected a number from 0 to 1 (e.g. 0.5; 0 rewrites no pack), got \(compactBelow)")
         }
 
-        return ServerConfig(file: file, host: host, port: port, dataDir: dataDir,
+        var config = ServerConfig(file: file, host: host, port: port, dataDir: dataDir,
                             metadata: metadata, blobs: blobs, retention: retention, tls: tls, compactBelow: compactBelow,
                             logLevel: logLevel, s3: s3)
+        config.logFormat = logFormat
+        return config
     }
 
     /// `tls_cert` and `tls_key`: both or neither.

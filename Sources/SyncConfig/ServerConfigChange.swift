@@ -22,6 +22,7 @@ public struct ServerConfigChange: Sendable, Equatable {
         if old.metadata != new.metadata { needsRestart.append("storage.metadata") }
         if old.blobs != new.blobs { needsRestart.append("storage.blobs") }
         if old.s3 != new.s3 { needsRestart.append("storage.s3") }
+        if old.logFormat != new.logFormat { needsRestart.append("server.log_format") }
     }
 
     /// One line for the log: what the reload changed.

@@ -39,6 +39,13 @@ public struct ControlClient: Sendable {
         try decode(ApprovalReply.self, try await request(.POST, "/v1/approve-deletes" + query(folder)))
     }
 
+    /// Recent log events: after `after` (oldest first, at most `limit`), or the newest `limit`.
+    public func log(after: Int64?, limit: Int) async throws(Failure) -> LogReply {
+        var path = "/v1/log?limit=\(limit)"
+        if let after { path += "&after=\(after)" }
+        return try decode(LogReply.self, try await request(.GET, path))
+    }
+
     /// The paths of the held delete waves.
     public func heldDeletes(folder: String?) async throws(Failure) -> DeletesReply {
         try decode(DeletesReply.self, try await request(.GET, "/v1/deletes" + query(folder)))

@@ -88,7 +88,7 @@ struct Serve: AsyncParsableCommand {
             let config = try ServerConfig.load(path: options.path)
             let settings = try ConfigOptions.settings(from: config)
             let level = ReloadableLogLevel(ServerReloader.level(config: config.logLevel, environment: ProcessInfo.processInfo.environment))
-            level.bootstrap()
+            level.bootstrap(format: LogFormat(rawValue: config.logFormat) ?? .text)
             let logger = Logger(label: "sync-server")
             // Held until the process ends: no second server or `storage gc` on this data_dir.
             let lock = try DataDirectoryLock.acquire(dataDir: settings.dataDir, purpose: "serve")

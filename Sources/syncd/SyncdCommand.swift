@@ -42,11 +42,12 @@ struct SyncdCommand: AsyncParsableCommand {
             Self.fail("syncd: \(error)")
         }
         let level = ReloadableLogLevel(Logger.Level(rawValue: logLevel ?? loaded.daemon.logLevel) ?? .info)
-        level.bootstrap()
+        let recent = RecentLog()
+        level.bootstrap(format: LogFormat(rawValue: loaded.daemon.logFormat) ?? .text, onRecord: { recent.append($0) })
         let logger = Logger(label: "syncd")
         do {
             // With --log-level, a reload leaves the level alone.
-            try await Daemon.run(config: loaded, logLevel: logLevel == nil ? level : nil, logger: logger)
+            try await Daemon.run(config: loaded, logLevel: logLevel == nil ? level : nil, recentLog: recent, logger: logger)
         } catch let error as DaemonError {
             logger.debug("start failed", metadata: ["error": "\(String(reflecting: error))"])
             Self.fail("syncd: \(error)" + (error.underlying.map { "\n  cause: \($0)" } ?? ""))

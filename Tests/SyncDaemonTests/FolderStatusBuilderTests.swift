@@ -75,7 +75,9 @@ struct FolderStatusBuilderTests {
     @Test func waitingForApprovalSaysHowToApprove() {
         let status = build(facts: .init(held: 7))
         #expect(status.state == .waitingForApproval)
-        #expect(status.errors(pathErrors: []).first?.message == "7 deletes wait for approval: run `syncctl approve-deletes docs`")
+        #expect(
+            status.errors(pathErrors: []).first?.message
+                == "7 deletes wait for approval: run `syncctl approve-deletes docs`, or `syncctl reject-deletes docs` to bring the files back (`syncctl deletes docs` lists them)")
     }
 
     @Test func errorForTheRootTheJournalAFullServerOrEntriesKeptForARetry() {

@@ -27,6 +27,21 @@ enum ControlServer {
         router.post("/v1/approve-deletes") { request, _ in
             try json(try await daemon.approveDeletes(folder: request.uri.queryParameters["folder"].map(String.init)))
         }
+        router.get("/v1/log") { request, _ in
+            let query = request.uri.queryParameters
+            var after: Int64?
+            if let text = query["after"] {
+                guard let value = Int64(text), value >= 0 else { throw HTTPError(.badRequest, message: "after must be a sequence number") }
+                after = value
+            }
+            var limit = 100
+            if let text = query["limit"] {
+                guard let value = Int(text), value > 0 else { throw HTTPError(.badRequest, message: "limit must be a positive number") }
+                limit = value
+            }
+            guard let log = daemon.recentLog else { return try json(LogReply(entries: [], last: 0, dropped: 0)) }
+            return try json(log.entries(after: after, limit: limit))
+        }
         router.get("/v1/deletes") { request, _ in
             try json(try await daemon.heldDeletes(folder: request.uri.queryParameters["folder"].map(String.init)))
         }
@@ -100,10 +115,12 @@ final class DaemonState: Sendable {
     private let running: Mutex<[FolderEngine]>
     let version: String
     let started = Date()
+    let recentLog: RecentLog?
 
-    init(engines: [FolderEngine], version: String) {
+    init(engines: [FolderEngine], version: String, recentLog: RecentLog? = nil) {
         self.running = Mutex(engines)
         self.version = version
+        self.recentLog = recentLog
     }
 
     var engines: [FolderEngine] { running.withLock { $0 } }

@@ -14,7 +14,10 @@ public enum Daemon {
 
     /// `logLevel`: the process's level, which a reload sets from the config's `log_level`
     /// (nil: fixed by the command line).
-    public static func run(config: DaemonConfig, logLevel: ReloadableLogLevel? = nil, logger: Logger) async throws {
+    /// `recentLog`: where the log handler keeps recent events (`syncctl log`); nil: none kept.
+    public static func run(
+        config: DaemonConfig, logLevel: ReloadableLogLevel? = nil, recentLog: RecentLog? = nil, logger: Logger
+    ) async throws {
         raiseOpenFileLimit(logger: logger)
         let credential = try Startup.readCredential(config.server.credentialFile)
         try Startup.makePrivateDirectory(config.daemon.stateDir)
@@ -36,7 +39,9 @@ public enum Daemon {
         }
         // A client of our own (ca_file) is shut down on every way out (it must be).
         do {
-            try await serve(config: config, index: index, credential: credential, http: http, logLevel: logLevel, logger: logger)
+            try await serve(
+                config: config, index: index, credential: credential, http: http, logLevel: logLevel, recentLog: recentLog,
+                logger: logger)
         } catch {
             if http !== RemoteClient.sharedHTTP {
                 do { try await http.shutdown() } catch { logger.debug("HTTP client shutdown", metadata: ["error": "\(error)"]) }
@@ -51,7 +56,7 @@ public enum Daemon {
     /// SIGHUP reloads the config (`DaemonReloader`).
     static func serve(
         config: DaemonConfig, index: IndexStore, credential: String, http: HTTPClient, logLevel: ReloadableLogLevel?,
-        logger: Logger
+        recentLog: RecentLog?, logger: Logger
     ) async throws {
         let bandwidth = BandwidthLimits(upload: config.transfer.uploadLimit.bytes, download: config.transfer.downloadLimit.bytes)
         let remote = RemoteClient(
@@ -71,7 +76,7 @@ public enum Daemon {
         // Under systemd (Type=notify): READY=1 once syncctl can reach us, watchdog pings,
         // STOPPING=1 when shutdown begins.
         let systemd = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
-        let state = DaemonState(engines: engines, version: version)
+        let state = DaemonState(engines: engines, version: version, recentLog: recentLog)
         let folders = FolderSupervisor(engines: engines, state: state, logger: logger)
         let reloader = DaemonReloader(
             config: config, folders: folders, bandwidth: bandwidth, logLevel: logLevel,

@@ -53,12 +53,12 @@ extension TransferQueue {
         } catch {
             logger.error("index status update failed", metadata: ["error": "\(error)"])
         }
-        logger.debug(
-            "pushed batch",
-            metadata: [
-                "folder": "\(folder)", "ops": "\(ops.count)", "committed": "\(result.update.bases.count)",
-                "took": "\(ContinuousClock.now - started)",
-            ])
+        let committed = result.update.bases.count
+        if committed > 0 {
+            logger.info(
+                "\(BatchSummary.sent(changes: committed, bytes: result.bytesSent, took: ContinuousClock.now - started))",
+                metadata: ["folder": "\(folder)"])
+        }
         return true
     }
 

@@ -41,6 +41,7 @@ struct StorageCopyTests {
         let tmp = try TemporaryDirectory("storage-copy")
         defer { tmp.remove() }
         let old = try ServerProcess(dir: try tmp.sub("old"))
+        defer { old.stop() }
         let credential = try old.provision(folder: "docs", device: "writer")
         try await old.start()
         // Two runs of the server: two packs (every start begins a new one).
@@ -95,6 +96,7 @@ struct StorageCopyTests {
         let tmp = try TemporaryDirectory("storage-copy-damaged")
         defer { tmp.remove() }
         let old = try ServerProcess(dir: try tmp.sub("old"))
+        defer { old.stop() }
         let credential = try old.provision(folder: "docs", device: "writer")
         try await old.start()
         _ = try await ProtocolLoad(client: old.client(credential: credential), folder: "docs").push(prefix: "p", count: 20, size: 4096, seed: 1)

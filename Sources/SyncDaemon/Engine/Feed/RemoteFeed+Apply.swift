@@ -37,8 +37,11 @@ extension RemoteFeed {
         defer { pendingDownloads -= entries.count }
         let device = await remote.deviceName ?? "device"
         let rules = ignore.rules
+        let started = ContinuousClock.now
+        let ownDevice = await remote.deviceId
         let outcome = await applier.apply(
-            entries, device: device, ownDeviceId: await remote.deviceId, skip: { rules.skips($0, isDirectory: $1) })
+            entries, device: device, ownDeviceId: ownDevice, skip: { rules.skips($0, isDirectory: $1) })
+        logApplied(entries.filter { $0.device != ownDevice }, outcome: outcome, took: ContinuousClock.now - started)
         let retried = Set(outcome.failed.map(\.entry.path))
         for (path, error) in outcome.errors where !retried.contains(path) {
             logger.warning("remote change refused", metadata: ["path": "\(path)", "error": "\(error)"])
@@ -59,6 +62,17 @@ extension RemoteFeed {
         }
         if !outcome.pushes.isEmpty { journal.add(outcome.pushes) }
         return outcome.retryLater
+    }
+
+    /// One info line for a page (or retry) that changed something here (`entries` without
+    /// the echoes of this device's own pushes).
+    private func logApplied(_ entries: [WireEntry], outcome: RemoteApplier.Outcome, took: Duration) {
+        let applied = Set(outcome.applied.map { "\($0.path)\u{0}\($0.rev)" })
+        let changed = entries.filter { applied.contains("\($0.path)\u{0}\($0.rev)") }
+        guard !changed.isEmpty else { return }
+        let bytes = changed.reduce(Int64(0)) { $0 + ($1.deleted || $1.kind != .file ? 0 : $1.size) }
+        logger.info(
+            "\(BatchSummary.applied(changes: changed.count, bytes: bytes, took: took))", metadata: ["folder": "\(folder)"])
     }
 
     /// Applies kept remote entries whose retry is due; checks once a second.
