@@ -46,7 +46,8 @@ public enum StatusWatchView {
         return parts.joined(separator: "  ")
     }
 
-    /// `↑ 24 pending, 3 in flight 12.0 MiB of 48.0 MiB (25%) 6.1 MiB/s ETA 6s`, and `↓ …`.
+    /// `↑ 24 pending, 3 in flight 12.0 MiB of 48.0 MiB (25%) 6.1 MiB/s ETA 6s`, and `↓ …`:
+    /// speed and ETA while something is in flight (an idle folder shows no speed).
     static func sides(_ folder: FolderStatus, _ rate: TransferRate) -> [String] {
         [("upload", "↑", folder.pendingUploads), ("download", "↓", folder.pendingDownloads)].map { direction, arrow, pending in
             var text = "\(arrow) \(pending) pending"
@@ -58,8 +59,6 @@ public enum StatusWatchView {
                 text += " (\(StatusText.percent(done, total))%)"
                 if speed >= 1 { text += " \(StatusText.bytes(Int64(speed)))/s" }
                 if let left = rate.secondsLeft(direction, remaining: total - done) { text += " ETA \(StatusText.duration(left.rounded(.up)))" }
-            } else if speed >= 1 {
-                text += " \(StatusText.bytes(Int64(speed)))/s"
             }
             return text
         }

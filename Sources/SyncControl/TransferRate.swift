@@ -3,7 +3,8 @@
 /// the time, so a test gives the samples it wants).
 ///
 /// Bytes moved between two samples: what each transfer seen in both gained, plus what a
-/// transfer first seen has done. A transfer that ends between two samples is not counted for
+/// transfer first seen has done. The speed is over the last `window`, from the first sample
+/// before data moved. A transfer that ends between two samples is not counted for
 /// its last stretch (the status says nothing about finished files): with many small files
 /// the speed reads low.
 public struct TransferRate: Sendable, Equatable {
@@ -35,8 +36,10 @@ public struct TransferRate: Sendable, Equatable {
         lastDone = done
         let previous = samples.last ?? Sample(time: time, up: 0, down: 0)
         samples.append(Sample(time: time, up: previous.up + moved.up, down: previous.down + moved.down))
-        // Keep the newest sample at or before the window's start, and every one after it.
+        // Keep the newest sample at or before the window's start, and every one after it;
+        // then drop a quiet start, so that a transfer after a pause shows its own speed at once.
         while samples.count > 2 && samples[1].time <= time - window { samples.removeFirst() }
+        while samples.count > 2 && samples[0].up == samples[1].up && samples[0].down == samples[1].down { samples.removeFirst() }
     }
 
     /// Bytes per second sent (`upload`) or received (`download`) over the window; nil before

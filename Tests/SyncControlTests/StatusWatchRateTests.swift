@@ -55,4 +55,15 @@ import Testing
         #expect(rate.bytesPerSecond("upload") == Double(1 << 20))
         #expect(rate.bytesPerSecond("download") == Double(3 << 20))
     }
+
+    /// A transfer after a quiet spell shows its own speed, not one averaged with the quiet.
+    @Test func aQuietStartDoesNotCount() {
+        var rate = TransferRate(window: .seconds(5))
+        for t in 0...4 { rate.add([], at: .seconds(Int64(t))) }
+        rate.add([Self.up("a", 0)], at: .seconds(5))
+        rate.add([Self.up("a", 4 << 20)], at: .seconds(6))
+        #expect(rate.bytesPerSecond("upload") == Double(4 << 20))
+        rate.add([Self.up("a", 8 << 20)], at: .seconds(7))
+        #expect(rate.bytesPerSecond("upload") == Double(4 << 20))
+    }
 }
