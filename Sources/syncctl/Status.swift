@@ -48,13 +48,26 @@ struct Status: AsyncParsableCommand {
 
     /// The report with only `folder` (all when nil); an unknown folder ends syncctl (exit 1).
     static func only(_ folder: String?, of report: StatusReport) -> StatusReport {
-        guard let folder else { return report }
+        switch select(folder, of: report) {
+        case .success(let only): return only
+        case .failure(let unknown): Exit.fail("syncctl: \(unknown)", code: 1)
+        }
+    }
+
+    static func select(_ folder: String?, of report: StatusReport) -> Result<StatusReport, UnknownFolder> {
+        guard let folder else { return .success(report) }
         guard report.folders.contains(where: { $0.id == folder }) else {
-            Exit.fail("syncctl: no folder with id \(folder) (folders: \(report.folders.map(\.id).joined(separator: ", ")))", code: 1)
+            return .failure(UnknownFolder(id: folder, known: report.folders.map(\.id)))
         }
         var only = report
         only.folders = report.folders.filter { $0.id == folder }
-        return only
+        return .success(only)
+    }
+
+    struct UnknownFolder: Error, CustomStringConvertible {
+        var id: String
+        var known: [String]
+        var description: String { "no folder with id \(id) (folders: \(known.joined(separator: ", ")))" }
     }
 }
 

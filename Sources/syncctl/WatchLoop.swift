@@ -22,9 +22,9 @@ enum WatchLoop {
                 }
                 if terminal { watch.output = terminalSize() }
                 let text: String?
-                do { text = try watch.update(Status.only(folder, of: report), at: clock.now - start) } catch {
+                do { text = try watch.update(try Status.select(folder, of: report).get(), at: clock.now - start) } catch {
                     if terminal { write(StatusWatch.Terminal.showCursor + "\n") }
-                    Exit.fail("syncctl: cannot encode the status: \(error)", code: 1)
+                    Exit.fail("syncctl: \(error)", code: 1)
                 }
                 if let text { write(terminal || json ? text : stamped(text)) }
                 do { try await Task.sleep(for: interval) } catch { break }

@@ -90,6 +90,8 @@ struct LiveStatusTests {
         }
         view.signal(SIGINT)
         #expect(try await view.exitStatus(within: .seconds(10)) == 0)
+        let unknown = try rig.daemon.syncctl("status", "--watch", "--json", "nope")
+        #expect(unknown.status == 1 && unknown.err.contains("no folder with id nope") && unknown.out.isEmpty, "\(unknown)")
     }
 
     /// Plain `--watch` to a pipe: lines, no escape codes; a daemon that goes away ends it with
