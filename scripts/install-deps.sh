@@ -3,7 +3,8 @@
 # quick when everything is already there.
 set -euo pipefail
 
-packages=(libinotifytools0-dev libsqlite3-dev pkg-config openssl)
+# bsdutils: util-linux `script`, the pseudo-terminal LiveStatusTests run `status --watch` in.
+packages=(libinotifytools0-dev libsqlite3-dev pkg-config openssl bsdutils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

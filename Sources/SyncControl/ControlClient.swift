@@ -23,6 +23,16 @@ public struct ControlClient: Sendable {
 
     public init(socketPath: String) { self.socketPath = socketPath }
 
+    /// Every request to the daemon goes through this client: `HTTPClient.shared`'s settings,
+    /// except that a connection that cannot be made fails the request at once. (By default it
+    /// is tried again until the request's deadline: `status --watch` took 10 s to see that
+    /// the daemon had gone; a local socket with no daemon does not come back meanwhile.)
+    private static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     public func status() async throws(Failure) -> StatusReport {
         try decode(StatusReport.self, try await request(.GET, "/v1/status"))
     }
@@ -122,7 +132,7 @@ public struct ControlClient: Sendable {
         request.method = method
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            response = try await Self.http.execute(request, timeout: timeout)
         } catch {
             throw .unreachable(socket: socketPath, reason: "\(error)")
         }

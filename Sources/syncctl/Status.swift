@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SyncConfig
 import SyncControl
 
 struct Status: AsyncParsableCommand {
@@ -8,26 +9,65 @@ struct Status: AsyncParsableCommand {
         discussion: """
             Exit status: 0 every folder is fine; 1 an error is shown (a folder in error or \
             offline) or a conflict is unresolved; 2 syncd is not reachable; 3 a folder waits for \
-            you (paused, deletes held).
+            you (paused, deletes held). With --watch: a live view that redraws in place on a \
+            terminal (plain lines, one per change, to a pipe; with --json one status object per \
+            line each time it changes) until Ctrl-C (exit 0) or the daemon goes away (exit 2).
             """)
 
     @OptionGroup var daemon: DaemonOptions
     @ParentCommand var root: Syncctl
 
+    @Argument(help: "Folder id; all folders when omitted.") var folder: String?
+
     @Flag(name: .long, help: "Print one JSON object (the stable, scriptable form).")
     var json = false
 
+    @Flag(name: .long, help: "Keep watching: redraw on a terminal, a line per change elsewhere (NDJSON with --json).")
+    var watch = false
+
+    @Option(name: .long, help: "With --watch, how often to ask the daemon (e.g. 500ms, 2s).")
+    var interval = "500ms"
+
     func run() async throws {
+        let client = try daemon.client(inheriting: root.daemon)
+        if watch {
+            guard let every = ConfigDurations.parse(interval), every > .zero else {
+                throw ValidationError("--interval \(interval): a duration like 500ms or 2s")
+            }
+            await WatchLoop.run(client: client, folder: folder, json: json, interval: every)
+        }
         let report: StatusReport
-        do { report = try await daemon.client(inheriting: root.daemon).status() } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+        do throws(ControlClient.Failure) { report = Self.only(folder, of: try await client.status()) } catch { Exit.fail(error) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            Exit.out(String(decoding: try encoder.encode(report), as: UTF8.self))
+            Exit.out(try Exit.json(report))
         } else {
             Exit.out(StatusText.render(report))
         }
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+
+    /// The report with only `folder` (all when nil); an unknown folder ends syncctl (exit 1).
+    static func only(_ folder: String?, of report: StatusReport) -> StatusReport {
+        switch select(folder, of: report) {
+        case .success(let only): return only
+        case .failure(let unknown): Exit.fail("syncctl: \(unknown)", code: 1)
+        }
+    }
+
+    static func select(_ folder: String?, of report: StatusReport) -> Result<StatusReport, UnknownFolder> {
+        guard let folder else { return .success(report) }
+        guard report.folders.contains(where: { $0.id == folder }) else {
+            return .failure(UnknownFolder(id: folder, known: report.folders.map(\.id)))
+        }
+        var only = report
+        only.folders = report.folders.filter { $0.id == folder }
+        return .success(only)
+    }
+
+    struct UnknownFolder: Error, CustomStringConvertible {
+        var id: String
+        var known: [String]
+        var description: String { "no folder with id \(id) (folders: \(known.joined(separator: ", ")))" }
     }
 }
 
