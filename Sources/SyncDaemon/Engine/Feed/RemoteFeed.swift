@@ -116,6 +116,17 @@ actor RemoteFeed {
                     retryAt: Date().addingTimeInterval(delay), denied: true)
                 logger.error("the server refuses this device the folder", metadata: ["folder": "\(folder)", "retry_in_s": "\(delay)"])
                 do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+            } catch let error as RemoteError where error.kind == .unauthorized {
+                if Task.isCancelled { return }
+                failures += 1
+                let delay = Self.deniedBackoff.delay(afterAttempt: failures - 1, jitter: Double.random(in: 0..<1))
+                feedError = FeedProblem(
+                    message: "the server refuses this device's credential (\(error.message)): the device was revoked, or the "
+                        + "server does not know it. On the server, `sync-server device add --name NAME --folder \(folder)` makes "
+                        + "a new one; put it in the file credential_file names and restart syncd (asked again at the retry time)",
+                    retryAt: Date().addingTimeInterval(delay), denied: true, code: .credentialRejected)
+                logger.error("the server refuses this device's credential", metadata: ["folder": "\(folder)", "retry_in_s": "\(delay)"])
+                do { try await Task.sleep(for: .seconds(delay)) } catch { return }
             } catch {
                 if Task.isCancelled { return }
                 failures += 1

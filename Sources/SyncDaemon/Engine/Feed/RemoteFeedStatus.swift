@@ -19,4 +19,7 @@ struct FeedProblem: Sendable, Equatable {
     /// The server refused this device the folder (403): an error until an admin grants
     /// it, not "offline"; asked again rarely.
     var denied = false
+    /// What `denied` is shown as: `not_granted` (403), or `credential_rejected` (401: the
+    /// device was revoked, or the server does not know it).
+    var code: DaemonError.Code = .notGranted
 }

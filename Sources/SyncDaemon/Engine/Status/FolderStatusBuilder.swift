@@ -41,7 +41,7 @@ struct FolderStatusBuilder {
         if let offline = facts.offline, offline.isServerStorageFull, state == .error {
             folderWide(.serverStorageFull, "the server's disk is full: \(facts.pending) changes wait and are retried (\(offline))")
         } else if let feedError = facts.remote.feedError, feedError.denied {
-            folderWide(.notGranted, feedError.message, retryAt: feedError.retryAt)
+            folderWide(feedError.code, feedError.message, retryAt: feedError.retryAt)
         } else if let feedError = facts.remote.feedError, state == .offline {
             folderWide(.serverUnreachable, "server unreachable: \(feedError.message)", retryAt: feedError.retryAt)
         } else if let offline = facts.offline, state == .offline {
