@@ -3,7 +3,7 @@ import SyncServerKit
 
 struct FolderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "folder", abstract: "Manage folders.", subcommands: [Add.self, List.self, Grant.self, Revoke.self])
+        commandName: "folder", abstract: "Manage folders.", subcommands: [Add.self, List.self, Grant.self, Revoke.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -19,6 +19,38 @@ struct FolderCommand: AsyncParsableCommand {
                 let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
                 try await admin.addFolder(id)
                 Output.error("created folder \(id)")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a folder from the server: its files, its history and its grants.",
+            discussion: """
+                Works while the server runs; devices that sync the folder keep their copies and show an \
+                error. The folder's chunks are reclaimed by the next storage rounds (after the 24 h grace \
+                period). A folder that holds files is removed only with --yes; the message says how many.
+                """)
+
+        @Argument(help: ArgumentHelp("Folder id.", valueName: "ID"))
+        var id: String
+        @Flag(name: .long, help: "Remove it even though it holds files.")
+        var yes = false
+        @OptionGroup var options: ConfigOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                guard let folder = try await admin.summary().folders.first(where: { $0.id == id }) else {
+                    throw CommandFailure("sync-server: no folder '\(id)'")
+                }
+                if folder.files > 0 && !yes {
+                    throw CommandFailure(
+                        "sync-server: folder \(id) holds \(folder.files) file(s) (\(ByteCount.text(folder.bytes))) and their history; "
+                            + "removing it deletes them from the server for good (devices keep their copies). Run again with --yes")
+                }
+                let removed = try await admin.removeFolder(id)
+                Output.error("removed folder \(id) (\(removed.files) file(s), \(ByteCount.text(removed.bytes)), rev \(removed.rev))")
             }
         }
     }

@@ -19,7 +19,7 @@ struct SyncServerCommand: AsyncParsableCommand {
               sync-server serve --config sync-server.toml
             """,
         version: ProductVersion.current,
-        subcommands: [Serve.self, FolderCommand.self, DeviceCommand.self, HistoryCommand.self, StorageCommand.self],
+        subcommands: [Serve.self, StatusCommand.self, FolderCommand.self, DeviceCommand.self, HistoryCommand.self, StorageCommand.self],
         defaultSubcommand: Serve.self)
 }
 

@@ -11,27 +11,12 @@ struct ObjectStorageSyncTests {
     /// Retention (30 days) and the grace period (24 h) both past.
     static let later = ["SYNC_SERVER_NOW_OFFSET": "\(31 * 86_400)"]
 
-    static func objectBytes(_ s3: S3Client) async throws -> (count: Int, bytes: Int64) {
-        let objects = try await s3.list(prefix: "packs/")
-        return (objects.count, objects.reduce(0) { $0 + $1.size })
-    }
-
     @Test func twoDevicesSyncThroughABucket() async throws {
         let moto = try await MotoServer.start()
-        let bucket = "e2e-\(UInt32.random(in: 0...UInt32.max))"
-        let s3 = S3Client(
-            location: S3Location(bucket: bucket, prefix: "team", endpoint: URL(string: moto.endpoint)!, region: "us-east-1", pathStyle: true),
-            credentials: S3Credentials(accessKeyID: MotoServer.accessKeyID, secretAccessKey: MotoServer.secretAccessKey))
-        try await s3.createBucket()
+        let bucket = try await TestBucket.create(on: moto, label: "e2e")
         let devices = try await TwoDevices.start("s3-two-devices", prepare: { server in
             try writeFile(server.dir + "/s3-secret", MotoServer.secretAccessKey + "\n")
-            try server.writeConfig(storage: """
-                blobs = "s3://\(bucket)/team"
-                [storage.s3]
-                endpoint = "\(moto.endpoint)"
-                access_key_id = "\(MotoServer.accessKeyID)"
-                secret_access_key_file = "\(server.dir)/s3-secret"
-                """)
+            try server.writeConfig(storage: bucket.storageConfig(prefix: "team", secretFile: server.dir + "/s3-secret"))
         })
         defer { devices.stop() }
         let a = devices.a.folderPath, b = devices.b.folderPath
@@ -40,7 +25,7 @@ struct ObjectStorageSyncTests {
         for n in 0..<150 { try writeFile(a + "/notes/n\(n).txt", pseudoRandomBytes(count: 3000, seed: UInt64(2 * n + 1))) }
         try writeFile(a + "/photo.raw", pseudoRandomBytes(count: 3 << 20, seed: 0x51))
         try await devices.waitForBoth(try localTree(a), timeout: .seconds(60))
-        let stored = try await Self.objectBytes(s3)
+        let stored = try await bucket.packs(prefix: "team")
         #expect(stored.count > 0)
         #expect(stored.bytes >= Int64(150 * 3000 + (3 << 20)))
         #expect(try devices.server.packBytes() == 0, "no pack stays in the data directory")
@@ -62,7 +47,7 @@ struct ObjectStorageSyncTests {
         devices.server.stop()
         let gc = try devices.server.admin(["storage", "gc"], environment: Self.later)
         #expect(gc.contains("dropped 150 unreferenced chunk(s)"), "\(gc)")
-        let after = try await Self.objectBytes(s3)
+        let after = try await bucket.packs(prefix: "team")
         let live = Int64((3 << 20) + "written on beta".utf8.count)
         #expect(Double(after.bytes) <= 1.2 * Double(live), "bucket \(stored.bytes) -> \(after.bytes) bytes for \(live) live")
         try await devices.server.start()
