@@ -19,17 +19,31 @@ struct StatusCommand: AsyncParsableCommand {
         var dataDir: String
         var blobs: String
         var summary: ServerAdmin.Summary
+        var devices: [Device]
+    }
+
+    struct Device: Encodable {
+        var name: String
+        var id: String
+        var revoked: Bool
+        var folders: [String]
+        /// ISO 8601, UTC; nil if it never got a token.
+        var lastSeen: String?
     }
 
     func run() async throws {
         try await reportingErrors {
             let config = try ServerConfig.load(path: options.path)
             let settings = try ConfigOptions.settings(from: config)
-            let summary = try await ServerAdmin(dataDir: settings.dataDir).summary()
+            let admin = try ServerAdmin(dataDir: settings.dataDir)
+            let summary = try await admin.summary()
+            let devices = try await admin.devices().map {
+                Device(name: $0.name, id: $0.id, revoked: $0.revoked, folders: $0.folders, lastSeen: $0.lastSeen.map(Self.time))
+            }
             let listen = config.host.contains(":") ? "[\(config.host)]:\(config.port)" : "\(config.host):\(config.port)"
             let report = Report(
                 listen: listen, listening: TCPProbe.answers(host: config.host, port: config.port), dataDir: settings.dataDir,
-                blobs: "\(settings.blobs)", summary: summary)
+                blobs: "\(settings.blobs)", summary: summary, devices: devices)
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -42,6 +56,10 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
+    static func time(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
+    }
+
     static func lines(_ report: Report) -> [String] {
         let s = report.summary
         var lines = [
@@ -49,8 +67,11 @@ struct StatusCommand: AsyncParsableCommand {
             "data:     \(report.dataDir); packs in \(report.blobs)",
             "storage:  \(s.chunks) chunk(s) in \(s.packs) pack(s), \(ByteCount.text(s.packBytes))",
             "devices:  \(s.devices - s.revokedDevices) active" + (s.revokedDevices > 0 ? ", \(s.revokedDevices) revoked" : ""),
-            "folders:  \(s.folders.count)",
         ]
+        for device in report.devices where !device.revoked {
+            lines.append("  \(device.name): last seen \(device.lastSeen ?? "never"); \(device.folders.joined(separator: ", "))")
+        }
+        lines.append("folders:  \(s.folders.count)")
         for folder in s.folders {
             let devices = folder.devices.isEmpty ? "no device" : folder.devices.joined(separator: ", ")
             lines.append("  \(folder.id): rev \(folder.rev), \(folder.files) file(s), \(ByteCount.text(folder.bytes)); \(devices)")

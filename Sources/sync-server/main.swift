@@ -108,16 +108,18 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the devices.", discussion: "Columns: id, name, folders, state (active or revoked).")
+            abstract: "List the devices.",
+            discussion: "Columns: id, name, folders, state (active or revoked), last seen (when it last got an access token, UTC).")
 
         @OptionGroup var options: ConfigOptions
 
         func run() async throws {
             try await reportingErrors {
                 let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
-                Output.line("ID\tNAME\tFOLDERS\tSTATE")
+                Output.line("ID\tNAME\tFOLDERS\tSTATE\tLAST_SEEN")
                 for d in try await admin.devices() {
-                    Output.line("\(d.id)\t\(d.name)\t\(d.folders.joined(separator: ","))\t\(d.revoked ? "revoked" : "active")")
+                    let seen = d.lastSeen.map(StatusCommand.time) ?? "never"
+                    Output.line("\(d.id)\t\(d.name)\t\(d.folders.joined(separator: ","))\t\(d.revoked ? "revoked" : "active")\t\(seen)")
                 }
             }
         }

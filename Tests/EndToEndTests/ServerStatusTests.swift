@@ -22,6 +22,12 @@ struct ServerStatusTests {
         let status = try server.admin(["status"])
         #expect(status.contains("server:   listening on 127.0.0.1:\(server.port)"), "\(status)")
         #expect(status.contains("devices:  1 active, 1 revoked"), "\(status)")
+        // The laptop got a token for the push: seen now; the revoked device is not listed.
+        #expect(status.contains("  laptop: last seen 20"), "\(status)")
+        #expect(!status.contains("  old:"), "\(status)")
+        let devices = try server.admin(["device", "list"])
+        #expect(devices.contains("\tlaptop\tdocs\tactive\t20"), "\(devices)")
+        #expect(devices.contains("\told\tdocs\trevoked\tnever"), "\(devices)")
         #expect(status.contains("  docs: rev 3, 3 file(s), 6.0 KiB; laptop"), "\(status)")
         #expect(status.contains("  empty: rev 0, 0 file(s), 0 B; no device"), "\(status)")
         #expect(status.contains("storage:  3 chunk(s) in 1 pack(s)"), "\(status)")

@@ -41,12 +41,16 @@ public struct ServerAdmin: Sendable {
         public var name: String
         public var folders: [String]
         public var revoked: Bool
+        /// When it last got an access token (about hourly while it syncs); nil if never.
+        public var lastSeen: Date? = nil
     }
 
     /// Every device, by name.
     public func devices() async throws -> [DeviceInfo] {
         try await metadata.accounts.devices().map {
-            DeviceInfo(id: $0.id, name: $0.name, folders: $0.folders, revoked: $0.revokedAt != nil)
+            DeviceInfo(
+                id: $0.id, name: $0.name, folders: $0.folders, revoked: $0.revokedAt != nil,
+                lastSeen: $0.lastSeenAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
         }
     }
 

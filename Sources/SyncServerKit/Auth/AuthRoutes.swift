@@ -29,6 +29,7 @@ struct AuthRoutes {
             metrics.authFailed(.invalidCredential)
             throw APIError.unauthorized("invalid credential")
         }
+        try await metadata.accounts.touch(device: device.id, at: MetadataStore.nowSeconds())
         let session = DeviceSession(deviceID: device.id, deviceName: device.name, folders: Set(device.folders))
         let token = await tokens.issue(for: session)
         let response = TokenResponse(

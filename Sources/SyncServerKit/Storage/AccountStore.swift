@@ -8,6 +8,8 @@ struct DeviceRecord: Sendable, Equatable {
     var folders: [String]
     /// When it was revoked (seconds since 1970), nil while it may sync.
     var revokedAt: Int64? = nil
+    /// When it last got an access token (seconds since 1970), nil if never.
+    var lastSeenAt: Int64? = nil
 }
 
 /// Folders, devices and which device may sync which folder: the accounts part of the
@@ -44,11 +46,20 @@ struct AccountStore: Sendable {
             let grants = Dictionary(
                 grouping: try Row.fetchAll(db, sql: "SELECT device_id, folder_id FROM grants ORDER BY folder_id"),
                 by: { $0[0] as String })
-            return try Row.fetchAll(db, sql: "SELECT id, name, secret_hash, revoked_at FROM devices ORDER BY name, id").map {
+            return try Row.fetchAll(
+                db, sql: "SELECT id, name, secret_hash, revoked_at, last_seen_at FROM devices ORDER BY name, id"
+            ).map {
                 DeviceRecord(
                     id: $0[0], name: $0[1], secretHash: $0[2], folders: (grants[$0[0]] ?? []).map { $0[1] },
-                    revokedAt: $0[3])
+                    revokedAt: $0[3], lastSeenAt: $0[4])
             }
+        }
+    }
+
+    /// Records that the device just got an access token.
+    func touch(device id: String, at seconds: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE devices SET last_seen_at = ? WHERE id = ?", arguments: [seconds, id])
         }
     }
 

@@ -52,6 +52,10 @@ enum Migrations {
             // only new names and renames are checked.
             try db.execute(sql: v8UniqueDeviceNames)
         }
+        migrator.registerMigration("v9-device-last-seen") { db in
+            // When the device last got an access token (about hourly while it syncs).
+            try db.execute(sql: "ALTER TABLE devices ADD COLUMN last_seen_at INTEGER")
+        }
         return migrator
     }
 

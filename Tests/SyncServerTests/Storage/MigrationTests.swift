@@ -12,7 +12,7 @@ struct MigrationTests {
         defer { tmp.remove() }
         let dir = tmp.path
         let store = try MetadataStore(path: dir + "/metadata.sqlite")
-        #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves", "v3-moves-moved-to", "v4-device-revocation", "v5-commit-replies", "v6-chunk-index", "v7-chunk-gc", "v8-unique-device-names"])
+        #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves", "v3-moves-moved-to", "v4-device-revocation", "v5-commit-replies", "v6-chunk-index", "v7-chunk-gc", "v8-unique-device-names", "v9-device-last-seen"])
         let tables = try await store.pool.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
