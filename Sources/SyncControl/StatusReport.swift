@@ -87,6 +87,11 @@ public struct FolderStatus: Codable, Sendable, Equatable {
     public var remoteCursor: Int64
     /// Directories under inotify watch (extension).
     public var watchedDirectories: Int
+    /// Files and bytes moved each way since the daemon started (extension; nil from an
+    /// older daemon).
+    public var done: TransferTotals?
+    /// The last files whose transfer finished, newest first (extension).
+    public var recent: [CompletedTransfer]?
 
     public init(
         id: String, path: String, state: FolderState, pendingUploads: Int, pendingDownloads: Int,
@@ -113,6 +118,7 @@ public struct FolderStatus: Codable, Sendable, Equatable {
         case lastSyncedAt = "last_synced_at"
         case remoteCursor = "remote_cursor"
         case watchedDirectories = "watched_directories"
+        case done, recent
     }
 }
 

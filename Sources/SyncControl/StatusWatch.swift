@@ -31,7 +31,7 @@ public struct StatusWatch: Sendable {
 
     /// What to write for the report read at `time` (nil: nothing changed).
     public mutating func update(_ report: StatusReport, at time: Duration) throws -> String? {
-        for folder in report.folders { rates[folder.id, default: TransferRate()].add(folder.transferring, at: time) }
+        for folder in report.folders { rates[folder.id, default: TransferRate()].add(folder.transferring, done: folder.done, at: time) }
         rates = rates.filter { id, _ in report.folders.contains { $0.id == id } }
         switch output {
         case .terminal(let width, let height):

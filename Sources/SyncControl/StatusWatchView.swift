@@ -7,6 +7,8 @@ public enum StatusWatchView {
     public static let largestShown = 3
     /// Errors shown per folder in the live view (all of them are in `--json`).
     public static let errorsShown = 5
+    /// The last finished files shown per folder.
+    public static let recentShown = 3
     static let barWidth = 20
 
     /// The whole screen: a header, then per folder its state, pending work each way with
@@ -26,7 +28,9 @@ public enum StatusWatchView {
             var facts = ["last synced \(folder.lastSyncedAt ?? "never")"]
             if folder.conflicts > 0 { facts.append("\(folder.conflicts) unresolved conflict\(folder.conflicts == 1 ? "" : "s")") }
             lines.append("  " + facts.joined(separator: "  "))
+            if let done = folder.done, done.filesUploaded + done.filesDownloaded > 0 { lines.append("  " + totals(done)) }
             for t in largest(folder.transferring) { lines.append("    " + bar(t)) }
+            for r in (folder.recent ?? []).prefix(recentShown) { lines.append("    " + finished(r)) }
             if folder.transferring.count > largestShown {
                 lines.append("    … and \(folder.transferring.count - largestShown) smaller")
             }
@@ -62,6 +66,19 @@ public enum StatusWatchView {
             }
             return text
         }
+    }
+
+    /// `done since start: ↑ 12 files 3.0 MiB  ↓ 4 files 1.0 KiB`
+    static func totals(_ done: TransferTotals) -> String {
+        "done since start: ↑ \(done.filesUploaded) file\(done.filesUploaded == 1 ? "" : "s") \(StatusText.bytes(done.bytesUploaded))"
+            + "  ↓ \(done.filesDownloaded) file\(done.filesDownloaded == 1 ? "" : "s") \(StatusText.bytes(done.bytesDownloaded))"
+    }
+
+    /// `✓ ↑ notes/a.txt  12 B  01:39:53`
+    static func finished(_ r: CompletedTransfer) -> String {
+        let arrow = r.direction == "upload" ? "↑" : "↓"
+        let clock = r.at.split(separator: "T").last.map { String($0.prefix(8)) } ?? r.at
+        return "✓ \(arrow) \(r.path)  \(StatusText.bytes(r.bytes))  \(clock)"
     }
 
     static func largest(_ transfers: [Transfer]) -> [Transfer] {

@@ -4,9 +4,10 @@
 ///
 /// Bytes moved between two samples: what each transfer seen in both gained, plus what a
 /// transfer first seen has done. The speed is over the last `window`, from the first sample
-/// before data moved. A transfer that ends between two samples is not counted for
-/// its last stretch (the status says nothing about finished files): with many small files
-/// the speed reads low.
+/// before data moved. With the folder's totals of finished files (`done`, from a daemon that
+/// reports them) the bytes moved are the change in (finished files' bytes + bytes done in
+/// flight), which counts files that start and finish between two samples too; without them
+/// a transfer that ends between two samples is not counted for its last stretch.
 public struct TransferRate: Sendable, Equatable {
     /// How far back the speed looks.
     public let window: Duration
@@ -20,18 +21,33 @@ public struct TransferRate: Sendable, Equatable {
 
     private var samples: [Sample] = []
     private var lastDone: [String: Int64] = [:]
+    /// Finished bytes + bytes in flight, each way, at the last sample (with totals only).
+    private var lastMeasure: Measure?
+
+    private struct Measure: Sendable, Equatable {
+        var up: Int64
+        var down: Int64
+    }
 
     public init(window: Duration = .seconds(5)) { self.window = window }
 
-    /// Adds the transfers in flight at `time` (later than the previous sample's).
-    public mutating func add(_ transfers: [Transfer], at time: Duration) {
+    /// Adds the transfers in flight at `time` (later than the previous sample's), and the
+    /// folder's totals of finished files when the daemon reports them.
+    public mutating func add(_ transfers: [Transfer], done totals: TransferTotals? = nil, at time: Duration) {
         var done: [String: Int64] = [:]
         var moved = (up: Int64(0), down: Int64(0))
-        for t in transfers {
-            let key = t.direction + "\u{0}" + t.path
-            done[key] = t.bytesDone
-            let gained = samples.isEmpty ? 0 : max(0, t.bytesDone - (lastDone[key] ?? 0))
-            if t.direction == "upload" { moved.up += gained } else { moved.down += gained }
+        if let totals {
+            let inFlight = { (direction: String) in transfers.filter { $0.direction == direction }.reduce(Int64(0)) { $0 + $1.bytesDone } }
+            let measure = Measure(up: totals.bytesUploaded + inFlight("upload"), down: totals.bytesDownloaded + inFlight("download"))
+            if let last = lastMeasure { moved = (max(0, measure.up - last.up), max(0, measure.down - last.down)) }
+            lastMeasure = measure
+        } else {
+            for t in transfers {
+                let key = t.direction + "\u{0}" + t.path
+                done[key] = t.bytesDone
+                let gained = samples.isEmpty ? 0 : max(0, t.bytesDone - (lastDone[key] ?? 0))
+                if t.direction == "upload" { moved.up += gained } else { moved.down += gained }
+            }
         }
         lastDone = done
         let previous = samples.last ?? Sample(time: time, up: 0, down: 0)

@@ -25,12 +25,14 @@ extension FolderEngine {
                 path: $0.path, message: $0.message, retryAt: $0.retryAt.map(FolderStatusBuilder.iso), code: $0.code, cause: $0.cause)
         }
         let builder = FolderStatusBuilder(folder: id, problems: problems, facts: facts)
-        return FolderStatus(
+        var status = FolderStatus(
             id: id, path: root, state: builder.state, pendingUploads: facts.pending,
             pendingDownloads: facts.remote.pendingDownloads + facts.remote.retries, transferring: transfers,
             conflicts: try index.conflicts.count(folder: id), errors: builder.errors(pathErrors: pathErrors),
             lastSyncedAt: stored.lastSyncedAt.map(FolderStatusBuilder.iso), remoteCursor: stored.remoteCursor,
             watchedDirectories: watch.directories)
+        (status.done, status.recent) = progress.tally.snapshot
+        return status
     }
 
     public func conflicts() throws -> [ConflictInfo] {

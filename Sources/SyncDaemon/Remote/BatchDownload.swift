@@ -113,6 +113,7 @@ struct BatchDownload: Sendable {
             try index.records.apply(folder: folder, late)
             for (entry, _) in placed { outcome.applied.append((entry.path, entry.rev)) }
             applier.metrics.downloaded(files: placed.count, bytes: 0)
+            for (entry, _) in placed { applier.progress.tally.downloaded(path: entry.path, bytes: entry.size) }
             applier.logger.debug("downloaded a batch of small files", metadata: ["files": "\(placed.count)"])
         } catch {
             // In place and recorded, only not marked as landed: the next start finds them landed.

@@ -50,6 +50,7 @@ struct EntryDownload: Sendable {
                 })
                 final = written.stat
                 applier.metrics.downloaded(files: 1, bytes: written.fetched)
+                applier.progress.tally.downloaded(path: path, bytes: entry.size)
                 if let localChunks {
                     applier.logger.info(
                         "downloaded with local chunks",

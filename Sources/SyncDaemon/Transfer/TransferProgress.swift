@@ -8,6 +8,8 @@ public actor TransferProgress {
     }
 
     private var items: [String: Item] = [:]
+    /// What finished (totals and the last files): recorded without waiting for the actor.
+    public nonisolated let tally = TransferTally()
 
     public init() {}
 

@@ -100,7 +100,10 @@ extension Uploader {
         switch outcome.status {
         case .ok:
             record(change, rev: outcome.rev, local: prepared.local, into: &result)
-            if change.kind == .file && !change.deleted { metrics.fileUploaded() }
+            if change.kind == .file && !change.deleted {
+                metrics.fileUploaded()
+                progress.tally.uploaded(path: change.path, bytes: change.size)
+            }
             if result.outcome(of: owner) == nil || change.path == owner {
                 result.finish(owner, .committed(rev: outcome.rev))
             }
