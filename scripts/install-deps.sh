@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # bsdutils: util-linux `script`, the pseudo-terminal LiveStatusTests run `status --watch` in.
-packages=(libinotifytools0-dev libsqlite3-dev pkg-config openssl bsdutils)
+packages=(libinotifytools0-dev libsqlite3-dev pkg-config openssl bsdutils binutils file)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs prerequisites, builds everything, runs every test.
+# Installs prerequisites, builds everything, runs every test, then checks the release
+# install (scripts/check-install.sh, a release build of its own: a few minutes).
 #
 # The in-process server suites and the end-to-end suites run in two test
 # processes, one after the other: all suites of one process share Swift's
@@ -17,3 +18,6 @@ if [ "$#" -gt 0 ]; then
 fi
 swift test --skip-build --skip EndToEndTests
 swift test --skip-build --filter EndToEndTests
+# The self-contained release: scripts/install.sh into a temporary prefix, checked (ldd,
+# an empty environment, completions, man pages, a file synced with the installed binaries).
+scripts/check-install.sh
