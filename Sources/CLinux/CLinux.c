@@ -11,3 +11,10 @@ int clinux_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, con
 int clinux_syncfs(int fd) {
     return syncfs(fd);
 }
+
+long clinux_copy_file_range(int fd_in, long long *off_in, int fd_out, unsigned long len) {
+    off_t offset = (off_t)*off_in;
+    ssize_t n = copy_file_range(fd_in, &offset, fd_out, NULL, (size_t)len, 0);
+    *off_in = (long long)offset;
+    return (long)n;
+}

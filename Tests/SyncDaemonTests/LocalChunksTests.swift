@@ -66,4 +66,38 @@ struct LocalChunksTests {
         none.add(file: "missing.bin", in: FolderRoot(dir), known: ["other"], wanted: Set(wanted), chunker: chunker)
         #expect(none.isEmpty)
     }
+
+    /// Unchanged chunks go from the old file to the staging file inside the kernel, at the
+    /// staging file's offset; once the old file changed (its stat), nothing is copied.
+    @Test func unchangedChunksAreCopiedInTheKernelUnlessTheFileChanged() throws {
+        let tmp = try TemporaryDirectory("localchunks-copy")
+        defer { tmp.remove() }
+        let dir = tmp.path
+        let chunker = FileChunker()
+        let old = pseudoRandomBytes(count: 6 << 20, seed: 11)
+        let refs = chunker.chunk(bytes: old).chunks
+        try Data(old).write(to: URL(fileURLWithPath: dir + "/v.bin"))
+        var found = LocalChunks()
+        found.add(file: "v.bin", in: FolderRoot(dir), known: refs.map(\.hash), wanted: Set(refs.map(\.hash)), chunker: chunker)
+        #expect(found.refs.count == Set(refs.map(\.hash)).count)
+
+        // Copied in the order of a new file that starts with a few bytes of its own.
+        let out = open(dir + "/staged", O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        defer { close(out) }
+        #expect(write(out, "head", 4) == 4)
+        for ref in refs.reversed() { #expect(try found.copy(ref.hash, to: out, path: "new.bin")) }
+        let staged = try Data(contentsOf: URL(fileURLWithPath: dir + "/staged"))
+        #expect(staged.count == 4 + old.count)
+        #expect(Array(staged.prefix(4)) == Array("head".utf8))
+        var expected: [UInt8] = []
+        for ref in refs.reversed() { expected += old[Int(ref.offset)..<Int(ref.offset) + ref.length] }
+        #expect(Array(staged.dropFirst(4)) == expected)
+
+        // The old file is touched (same bytes, a new mtime): its chunks are not trusted any more.
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, dir + "/v.bin", &times, 0) == 0)
+        let before = lseek(out, 0, SEEK_CUR)
+        #expect(try found.copy(refs[0].hash, to: out, path: "new.bin") == false)
+        #expect(lseek(out, 0, SEEK_CUR) == before, "nothing written")
+    }
 }

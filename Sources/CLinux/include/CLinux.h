@@ -9,4 +9,8 @@ int clinux_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, con
 /// files durable where one fsync each would cost a disk flush each).
 int clinux_syncfs(int fd);
 
+/// copy_file_range(2) from `fd_in` at `*off_in` (moved on) to `fd_out` at its file offset
+/// (moved on): bytes copied inside the kernel (a reflink where the file system can), or -1.
+long clinux_copy_file_range(int fd_in, long long *off_in, int fd_out, unsigned long len);
+
 #endif

@@ -52,7 +52,12 @@ struct FileAssembler: Sendable {
                 }
                 for (index, hash) in entry.chunks.enumerated() {
                     launch(upTo: max(1, lookahead))
-                    // A local chunk is checked against its hash as it is read (`LocalChunks`).
+                    // A local chunk whose file is as it was when it was chunked is copied inside
+                    // the kernel; otherwise it is read and checked against its hash (`LocalChunks`).
+                    if let localChunks, let found = localChunks.refs[hash], try localChunks.copy(hash, to: fd, path: path) {
+                        await progress(Int64(found.ref.length))
+                        continue
+                    }
                     var bytes = localChunks?.bytes(of: hash)
                     let checked = bytes != nil
                     if bytes == nil, localChunks?.refs[hash] != nil {

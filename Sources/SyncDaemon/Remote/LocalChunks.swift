@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import SyncCore
@@ -10,6 +11,8 @@ struct LocalChunks: Sendable {
     struct Found: Sendable {
         var path: String
         var ref: ChunkRef
+        /// The file as it was when it was chunked (its chunk hashes hold while it stays so).
+        var stat: FileStat
     }
 
     private(set) var refs: [String: Found] = [:]
@@ -33,18 +36,63 @@ struct LocalChunks: Sendable {
             return  // gone or unreachable now: those chunks are fetched instead
         }
         defer { close(fd) }
+        let before = FileStat.fstat(fd)
         let chunked: ChunkedFile
         do {
             chunked = try chunker.chunk(fd: fd, path: path)
         } catch {
             return  // unreadable now: those chunks are fetched instead
         }
+        // The hashes describe the file only if it did not change while it was read.
+        guard let before, let after = FileStat.fstat(fd), Self.same(before, after) else { return }
         var found = false
         for ref in chunked.chunks where wanted.contains(ref.hash) && refs[ref.hash] == nil {
-            refs[ref.hash] = Found(path: path, ref: ref)
+            refs[ref.hash] = Found(path: path, ref: ref, stat: after)
             found = true
         }
         if found { files.append(path) }
+    }
+
+    static func same(_ a: FileStat, _ b: FileStat) -> Bool {
+        a.inode == b.inode && a.size == b.size && a.mtimeNs == b.mtimeNs && a.ctimeNs == b.ctimeNs
+    }
+
+    /// Copies chunk `hash` from the local file that holds it to `fd` at its file offset (which
+    /// moves on), inside the kernel (`copy_file_range`: no read into user space, and no
+    /// second hashing): the file must still be exactly as it was when it was chunked (inode,
+    /// size, mtime and ctime), before and after the copy. False (nothing written) when it
+    /// cannot be used that way, e.g. it changed before the copy, or the file system cannot
+    /// copy: the caller reads or fetches the chunk instead. Throws `changedMeanwhile` when
+    /// the file changed during the copy (the bytes written cannot be trusted).
+    func copy(_ hash: String, to fd: Int32, path: String) throws(DaemonError) -> Bool {
+        guard let located = refs[hash], let folder else { return false }
+        let source: Int32
+        do {
+            source = try folder.open(located.path, flags: O_RDONLY)
+        } catch {
+            return false
+        }
+        defer { close(source) }
+        guard let before = FileStat.fstat(source), Self.same(before, located.stat) else { return false }
+        let start = lseek(fd, 0, SEEK_CUR)
+        guard start >= 0 else { throw .io("seek", path) }
+        var offset = Int64(located.ref.offset)
+        var left = located.ref.length
+        while left > 0 {
+            let n = clinux_copy_file_range(source, &offset, fd, UInt(left))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                // Nothing usable written (a file system that cannot copy, or a short source):
+                // put the offset back and let the caller take the slow way.
+                guard lseek(fd, start, SEEK_SET) >= 0 else { throw .io("seek", path) }
+                return false
+            }
+            left -= Int(n)
+        }
+        guard let after = FileStat.fstat(source), Self.same(after, located.stat) else {
+            throw DaemonError(.changedMeanwhile, "\(located.path), which holds some of its chunks, changed while they were copied", path: path)
+        }
+        return true
     }
 
     /// The bytes of chunk `hash` from a local file, if it still holds them.
