@@ -1597,6 +1597,17 @@ def table(ctx):
     return "\n".join(rows)
 
 
+def install_prerequisites():
+    """The peer the scenarios compare with (rsync), from Debian's packages when missing."""
+    if shutil.which("rsync"):
+        return
+    print("[bench] installing rsync (apt-get) for the side-by-side figures", flush=True)
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(sudo + ["apt-get", "update", "-qq"], check=True, env=env)
+    subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "rsync"], check=True, env=env, stdout=subprocess.DEVNULL)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="directory holding sync-server, syncd, syncctl (a release build)")
@@ -1613,6 +1624,7 @@ def main():
                     help="before each measured run wait up to this many seconds for the machine to be >= 90%% idle "
                          "(0: do not wait; default 600)")
     args = ap.parse_args()
+    install_prerequisites()
     args.bin = os.path.abspath(args.bin)
     for exe in ("sync-server", "syncd", "syncctl"):
         if not os.access(os.path.join(args.bin, exe), os.X_OK):
