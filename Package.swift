@@ -102,6 +102,7 @@ let package = Package(
         .target(
             name: "SyncControl",
             dependencies: [
+                "SyncCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -147,7 +148,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SyncConfigTests", dependencies: ["SyncConfig", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "SyncControlTests", dependencies: ["SyncControl"], swiftSettings: strict),
+        .testTarget(name: "SyncControlTests", dependencies: ["SyncControl", "SyncCore"], swiftSettings: strict),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SyncServerTests",

@@ -1,4 +1,5 @@
 import Foundation
+import SyncCore
 
 /// The human form of `syncctl status`: one row per folder, then per folder a summary of
 /// its transfers (counts and bytes each way, and only the few largest in flight: a
@@ -66,14 +67,5 @@ public enum StatusText {
         return "\(s / 3600)h\(s % 3600 / 60)m"
     }
 
-    static func bytes(_ n: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(n)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
-    }
+    static func bytes(_ n: Int64) -> String { ByteCount.text(n) }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SyncCore
 import SyncServerKit
 
 struct FolderCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SyncConfig
+import SyncCore
 import SyncServerKit
 
 /// `sync-server status`: whether the server answers on its address, and what it holds.
@@ -77,21 +78,6 @@ struct StatusCommand: AsyncParsableCommand {
             lines.append("  \(folder.id): rev \(folder.rev), \(folder.files) file(s), \(ByteCount.text(folder.bytes)); \(devices)")
         }
         return lines
-    }
-}
-
-/// Bytes for a person: B, KiB, MiB, GiB.
-enum ByteCount {
-    static func text(_ bytes: Int64) -> String {
-        let units = ["KiB", "MiB", "GiB", "TiB"]
-        guard bytes >= 1024 else { return "\(bytes) B" }
-        var value = Double(bytes) / 1024
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return String(format: "%.1f %@", value, units[unit])
     }
 }
 

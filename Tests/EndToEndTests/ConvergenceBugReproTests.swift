@@ -112,7 +112,13 @@ struct ConvergenceBugReproTests {
     /// Fixed by server-side moves (decision 0006): the move carries `d` whole, and a
     /// move that falls back gives every synced entry under the old path its own op.
     @Test func aDirectoryMovedAwayAndRecreatedByADownloadStillDeletesItsOldChildren() async throws {
-        let rig = try await TwoDevices.start("bug-mvdir")
+        // Beta's uploads are held to 8 MiB/s: its big upload stays in flight for seconds, so
+        // the move surely happens while its queue is busy (unthrottled, a status poll that
+        // waited on a busy daemon could miss the whole upload on a loaded machine).
+        let rig = try await TwoDevices.start("bug-mvdir", prepareDevices: { _, beta in
+            let config = try String(contentsOfFile: beta.configPath, encoding: .utf8)
+            try writeFile(beta.configPath, config + "\n[transfer]\nupload_limit = \"8MiB/s\"\n")
+        })
         defer { rig.stop() }
         let (a, b) = (rig.a, rig.b)
         try writeFile(a.path("anchor.txt"), "anchor")
@@ -122,11 +128,11 @@ struct ConvergenceBugReproTests {
         try await rig.waitForBoth([
             "anchor.txt": contentHash("anchor"), "d": Self.dir, "d/f1.txt": contentHash("f1"), "d/x.txt": contentHash("x0"),
         ])
-        // Keep beta's queue busy with one big upload. (It shows as transferring once hashed:
-        // 150 MiB in a debug build, on a machine running the whole suite, can take a minute.)
-        let big = pseudoRandomBytes(count: 150 << 20, seed: 3)
+        // Keep beta's queue busy with one big upload (shown as transferring once hashed; at
+        // 8 MiB/s it stays so for about 5 s).
+        let big = pseudoRandomBytes(count: 40 << 20, seed: 3)
         try writeFile(b.path("big.bin"), big)
-        try await eventually("beta uploads big.bin", timeout: .seconds(150), poll: .milliseconds(5)) {
+        try await eventually("beta uploads big.bin", timeout: .seconds(150), poll: .milliseconds(20)) {
             try await Self.transferring(b, "big.bin")
         }
         try FileManager.default.moveItem(atPath: b.path("d"), toPath: b.path("e"))

@@ -1,4 +1,5 @@
 import Foundation
+import SyncCore
 
 /// The info line a person reads when a batch is done, each way: how many changes, how
 /// many bytes, how long, how fast. Pure.
@@ -26,16 +27,5 @@ enum BatchSummary {
         return secs < 10 ? String(format: "%.2f s", secs) : String(format: "%.0f s", secs)
     }
 
-    /// Bytes in B, KiB, MiB or GiB, one decimal above bytes.
-    static func size(_ bytes: Int64) -> String {
-        let units = ["KiB", "MiB", "GiB", "TiB"]
-        guard bytes >= 1024 else { return "\(bytes) B" }
-        var value = Double(bytes) / 1024
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return String(format: "%.1f %@", value, units[unit])
-    }
+    static func size(_ bytes: Int64) -> String { ByteCount.text(bytes) }
 }
