@@ -58,7 +58,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func time(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
+        date.formatted(.iso8601)
     }
 
     static func lines(_ report: Report) -> [String] {

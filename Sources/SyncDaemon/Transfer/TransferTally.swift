@@ -20,9 +20,7 @@ public final class TransferTally: Sendable {
     }
 
     private func record(path: String, direction: String, bytes: Int64, at: Date) {
-        let done = CompletedTransfer(
-            path: path, direction: direction, bytes: bytes,
-            at: at.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false)))
+        let done = CompletedTransfer(path: path, direction: direction, bytes: bytes, at: FolderStatusBuilder.iso(at))
         state.withLock { state in
             if direction == "upload" {
                 state.totals.filesUploaded += 1

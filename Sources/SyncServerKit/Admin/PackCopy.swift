@@ -37,7 +37,7 @@ enum PackCopy {
             } else {
                 try await blobs.put(pack: pack, file: file)
             }
-            let landed = try await blobs.list()[pack]
+            let landed = try await blobs.size(of: pack)
             guard landed == size else {
                 throw APIError.internalError(
                     "pack \(blobs.name(of: pack)) is \(landed.map { "\($0) bytes" } ?? "missing") after the copy, \(size) bytes were written")

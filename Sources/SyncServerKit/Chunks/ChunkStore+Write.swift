@@ -57,8 +57,9 @@ extension ChunkStore {
         }
     }
 
-    /// Hands packs the writer closed to the blob store and records them as sealed (a pack
-    /// with no row yet is recorded sealed when its chunks are indexed). A pack of an append
+    /// Hands packs the writer closed to the blob store and records them as sealed. With
+    /// object storage each pack is its append's own and has no row yet: it is recorded
+    /// sealed with its rows (`ChunkIndex.insert`, `move`), not here. A pack of an append
     /// whose upload failed is removed: nothing points into it, its client sends it again.
     func seal(_ packs: [PackID]) async throws {
         for pack in packs {
@@ -74,6 +75,6 @@ extension ChunkStore {
                 throw error
             }
         }
-        try await index.markSealed(packs)
+        if !writer.sealsEveryAppend { try await index.markSealed(packs) }
     }
 }

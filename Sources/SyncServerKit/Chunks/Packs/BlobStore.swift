@@ -22,6 +22,8 @@ protocol BlobStore: Sendable {
     func delete(pack: PackID) async throws
     /// Every pack held, with its size in bytes.
     func list() async throws -> [PackID: Int64]
+    /// The size of one pack as stored; nil if the store does not hold it.
+    func size(of pack: PackID) async throws -> Int64?
 }
 
 /// Packs as files in one directory (`data_dir/packs`), the same one `PackWriter` appends in.
@@ -75,6 +77,15 @@ struct FilesystemBlobStore: BlobStore {
 
     func list() async throws -> [PackID: Int64] {
         try await threadPool.runIfActive { try listBlocking() }
+    }
+
+    func size(of pack: PackID) async throws -> Int64? {
+        var info = stat()
+        guard stat(path(of: pack), &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw StoreIOError(operation: "stat", path: path(of: pack), code: errno)
+        }
+        return Int64(info.st_size)
     }
 
     func listBlocking() throws(StoreIOError) -> [PackID: Int64] {

@@ -63,6 +63,15 @@ struct S3BlobStore: BlobStore {
         try await remote().merging(try await local.list()) { remote, _ in remote }
     }
 
+    /// The size of the pack's object in the bucket (a local copy not yet uploaded does not count).
+    func size(of pack: PackID) async throws -> Int64? {
+        do {
+            return try await client.size(key: key(of: pack))
+        } catch let error as S3Error {
+            throw StoreIOError(s3: error)
+        }
+    }
+
     /// The packs in the bucket only.
     func remote() async throws -> [PackID: Int64] {
         let objects: [S3Client.Object]
