@@ -25,7 +25,9 @@ struct LiveStatusTests {
         defer { rig.stop() }
         try await rig.daemon.waitUntilIdle()
         let command = [try Binaries.path("syncctl"), "--socket", rig.daemon.socketPath, "status", "--watch"].map(Self.quoted)
-        let view = try WatchedProcess("/usr/bin/script", ["-q", "-e", "-c", command.joined(separator: " "), "/dev/null"])
+        // `exec`: `script` runs the command through $SHELL, and a shell that stayed would get the
+        // terminal's SIGINT too and end with 130 whatever syncctl did.
+        let view = try WatchedProcess("/usr/bin/script", ["-q", "-e", "-c", "exec " + command.joined(separator: " "), "/dev/null"])
         defer { view.stop() }
         do {
             try await eventually("the view shows docs idle") { Self.screen(view.output).contains("docs  idle") }
