@@ -2,9 +2,7 @@ import GRDB
 import SyncCore
 
 extension MetadataStore {
-    /// Applies validated changes in order, in one transaction. Each change is
-    /// accepted iff the path's current rev equals its `baseRev` (0 = absent or
-    /// a tombstone); accepted changes get the folder's next rev and a history row.
+    /// Applies validated changes in order, in one transaction, as `CommitPlan` decides.
     /// Returns nil if the folder does not exist.
     ///
     /// With `idempotency` (a commit id and the hash of the request), a commit
@@ -20,7 +18,7 @@ extension MetadataStore {
         checkingChunksOf checked: CommitValidator.Checked? = nil
     ) async throws -> CommitResponse? {
         try await pool.write { db in
-            guard var rev = try Int64.fetchOne(db, sql: "SELECT rev FROM folders WHERE id = ?", arguments: [folder])
+            guard let rev = try Int64.fetchOne(db, sql: "SELECT rev FROM folders WHERE id = ?", arguments: [folder])
             else { return nil }
             if let idempotency, let replay = try Self.rememberedReply(db, folder: folder, device: device, idempotency) {
                 return replay
@@ -30,61 +28,36 @@ extension MetadataStore {
                 try CommitValidator.checkChunks(checked, sizes: sizes)
             }
             let statements = try CommitStatements(db)
-            let now = Self.nowSeconds()
-            var results: [CommitResult] = []
-            results.reserveCapacity(changes.count)
-            var touched: [(path: String, kind: EntryKind)] = []
-            for change in changes {
-                if let from = change.moveFrom {
-                    let result = try statements.move(change, from: from, folder: folder, rev: &rev, device: device, now: now)
-                    results.append(result)
-                    if result.status == .ok {
-                        touched += try statements.liveEntries(at: change.path, folder: folder).map { ($0.path, $0.kind) }
-                    }
-                    continue
-                }
-                // Only rev and deleted decide; the whole entry is read for conflicts only.
-                let state = try Row.fetchOne(statements.state, arguments: [folder, change.path])
-                    .map { (rev: $0[0] as Int64, deleted: $0[1] as Bool) }
-                guard Self.accepts(baseRev: change.baseRev, current: state) else {
-                    let current = try Row.fetchOne(statements.current, arguments: [folder, change.path])
-                        .map(EntryColumns.wireEntry)
-                    results.append(CommitResult(path: change.path, status: .conflict, rev: current?.rev ?? 0, current: current))
-                    continue
-                }
-                rev += 1
-                try statements.apply(change, folder: folder, rev: rev, device: device, now: now)
-                results.append(CommitResult(path: change.path, status: .ok, rev: rev))
-                if !change.deleted { touched.append((change.path, change.kind)) }
-            }
-            try statements.checkNothingBelowSymlinks(touched: touched, folder: folder)
-            try db.execute(sql: "UPDATE folders SET rev = ? WHERE id = ?", arguments: [rev, folder])
-            let response = CommitResponse(results: results, folderRev: rev)
+            var plan = CommitPlan(
+                changes: changes, folderRev: rev, device: device,
+                base: try statements.read(CommitPlan.reads(of: changes), folder: folder))
+            plan.add(try statements.read(plan.containmentReads(), folder: folder))
+            try plan.checkContainment()
+            try statements.write(plan.writes, folder: folder, now: Self.nowSeconds())
+            try db.execute(sql: "UPDATE folders SET rev = ? WHERE id = ?", arguments: [plan.rev, folder])
+            let response = CommitResponse(results: plan.results, folderRev: plan.rev)
             if let idempotency { try Self.remember(response, db, folder: folder, device: device, idempotency) }
             return response
         }
-    }
-
-    /// The conflict rule.
-    static func accepts(baseRev: Int64, current: (rev: Int64, deleted: Bool)?) -> Bool {
-        guard let current else { return baseRev == 0 }
-        return current.rev == baseRev || (current.deleted && baseRev == 0)
     }
 }
 
 /// Prepared statements of one commit transaction (the hot path: no records, no reparsing).
 struct CommitStatements {
     let db: Database
-    let state: Statement
     let current: Statement
+    let liveBelow: Statement
     let upsert: Statement
     let history: Statement
 
     init(_ db: Database) throws {
         self.db = db
-        state = try db.cachedStatement(sql: "SELECT rev, deleted FROM entries WHERE folder_id = ? AND path = ?")
         current = try db.cachedStatement(
             sql: "SELECT \(EntryColumns.select) FROM entries WHERE folder_id = ? AND path = ?")
+        liveBelow = try db.cachedStatement(sql: """
+            SELECT \(EntryColumns.select) FROM entries
+            WHERE folder_id = ? AND path >= ? AND path < ? AND deleted = 0 ORDER BY path
+            """)
         upsert = try db.cachedStatement(
             sql: """
                 INSERT INTO entries (folder_id, path, kind, size, mtime_ns, mode, chunks, content_hash,
@@ -105,22 +78,36 @@ struct CommitStatements {
                 """)
     }
 
-    func apply(
-        _ change: CommitChange, folder: String, rev: Int64, device: String, now: Int64, movedFrom: String? = nil,
-        movedTo: String? = nil
-    ) throws {
-        let chunks = change.chunks.joined(separator: ",")
-        let mode = Int64(change.mode)
-        let kind = change.kind.rawValue
-        upsert.setUncheckedArguments([
-            folder, change.path, kind, change.size, change.mtimeNs, mode, chunks, change.contentHash,
-            change.deleted, rev, change.symlinkTarget, device, movedFrom, movedTo,
-        ])
-        try upsert.execute()
-        history.setUncheckedArguments([
-            folder, rev, change.path, kind, change.size, change.mtimeNs, mode, chunks, change.contentHash,
-            change.deleted, change.symlinkTarget, device, now, movedFrom, movedTo,
-        ])
-        try history.execute()
+    /// The rows `reads` names ('/' + 1 is '0': `path/…` sorts between `path/` and `path0`).
+    func read(_ reads: CommitReads, folder: String) throws -> CommitSnapshot {
+        var snapshot = CommitSnapshot()
+        for path in reads.paths {
+            if let row = try Row.fetchOne(current, arguments: [folder, path]) {
+                snapshot.entries[path] = try EntryColumns.wireEntry(row)
+            }
+        }
+        for path in reads.subtrees {
+            snapshot.below[path] = try EntryColumns.fetchAll(liveBelow, arguments: [folder, path + "/", path + "0"])
+        }
+        return snapshot
+    }
+
+    /// Each entry becomes its path's current row and a history row, in order.
+    func write(_ entries: [WireEntry], folder: String, now: Int64) throws {
+        for entry in entries {
+            let chunks = entry.chunks.joined(separator: ",")
+            let mode = Int64(entry.mode)
+            let kind = entry.kind.rawValue
+            upsert.setUncheckedArguments([
+                folder, entry.path, kind, entry.size, entry.mtimeNs, mode, chunks, entry.contentHash,
+                entry.deleted, entry.rev, entry.symlinkTarget, entry.device, entry.movedFrom, entry.movedTo,
+            ])
+            try upsert.execute()
+            history.setUncheckedArguments([
+                folder, entry.rev, entry.path, kind, entry.size, entry.mtimeNs, mode, chunks, entry.contentHash,
+                entry.deleted, entry.symlinkTarget, entry.device, now, entry.movedFrom, entry.movedTo,
+            ])
+            try history.execute()
+        }
     }
 }
