@@ -4,7 +4,9 @@
 set -euo pipefail
 
 # bsdutils: util-linux `script`, the pseudo-terminal LiveStatusTests run `status --watch` in.
-packages=(libinotifytools0-dev libsqlite3-dev pkg-config openssl bsdutils binutils file)
+# postgresql: the server the PostgreSQL metadata tests start as a throwaway cluster
+# (initdb + pg_ctl in a temp dir, on a free port of 127.0.0.1; TestSupport's PostgresServer).
+packages=(libinotifytools0-dev libsqlite3-dev pkg-config openssl bsdutils binutils file postgresql)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

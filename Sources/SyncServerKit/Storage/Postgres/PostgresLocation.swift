@@ -1,0 +1,66 @@
+import Foundation
+
+/// Where the PostgreSQL metadata database is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`
+/// (`postgresql://` too). The password comes from the URL, else from `password_file` (its
+/// first line), else from `PGPASSWORD`; none at all is allowed (trust or peer setups).
+/// `?sslmode=disable|prefer|require` as libpq reads it.
+struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
+    var host: String
+    var port: Int
+    var user: String
+    var password: String?
+    var database: String
+    var sslMode: SSLMode = .prefer
+
+    enum SSLMode: String, Sendable { case disable, prefer, require }
+
+    /// Parses `url`; `passwordFile` and `environment` are consulted only when the URL has no password.
+    init(url: String, passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            ["postgres", "postgresql"].contains(scheme)
+        else { throw APIError.badRequest("storage.metadata: \(Self.redacted(url)) is not a postgres://USER@HOST:PORT/DATABASE URL") }
+        guard let host = components.host, !host.isEmpty else {
+            throw APIError.badRequest("storage.metadata: \(Self.redacted(url)) names no host")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw APIError.badRequest("storage.metadata: \(Self.redacted(url)) names no user (postgres://USER@HOST/DATABASE)")
+        }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else {
+            throw APIError.badRequest("storage.metadata: \(Self.redacted(url)) names no database (postgres://USER@HOST/DATABASE)")
+        }
+        self.host = host
+        self.port = components.port ?? 5432
+        self.user = user
+        self.database = database
+        if let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value {
+            guard let known = SSLMode(rawValue: mode) else {
+                throw APIError.badRequest("storage.metadata: sslmode=\(mode) is not one of disable, prefer, require")
+            }
+            sslMode = known
+        }
+        if let password = components.password {
+            self.password = password
+        } else if let passwordFile {
+            let text: String
+            do { text = try String(contentsOfFile: passwordFile, encoding: .utf8) } catch {
+                throw APIError.badRequest("storage.password_file: cannot read \(passwordFile): \(error.localizedDescription)")
+            }
+            guard let line = text.split(separator: "\n", omittingEmptySubsequences: false).first, !line.isEmpty else {
+                throw APIError.badRequest("storage.password_file: \(passwordFile) is empty")
+            }
+            self.password = String(line)
+        } else {
+            self.password = environment["PGPASSWORD"]
+        }
+    }
+
+    /// The URL without its password, for messages and logs.
+    var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "…"
+        return components.string ?? "(unparsable URL)"
+    }
+}

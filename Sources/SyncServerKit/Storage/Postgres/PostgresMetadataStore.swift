@@ -1,0 +1,128 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import SyncCore
+
+/// The server's metadata in PostgreSQL (`[storage] metadata = "postgres://…"`), for several
+/// sync-server instances sharing one database (issue 10). The same operations and the same
+/// decisions (`CommitPlan`) as the SQLite `MetadataStore`; per-folder revisions stay strictly
+/// increasing and gap-free because a commit holds its folder's row lock (`FOR UPDATE`) from
+/// reading the revision to its end.
+final class PostgresMetadataStore: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let location: PostgresLocation
+    private let runner: Task<Void, Never>
+
+    /// Connects, and applies the migrations not yet applied.
+    static func open(_ location: PostgresLocation, logger: Logger) async throws -> PostgresMetadataStore {
+        let store = PostgresMetadataStore(location: location, logger: logger)
+        do {
+            _ = try await store.run { try await PostgresMigrations.migrate(store.client, logger: logger) }
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+        return store
+    }
+
+    private init(location: PostgresLocation, logger: Logger) {
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: location.tls)
+        configuration.options.maximumConnections = 20
+        configuration.options.connectTimeout = .seconds(10)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        self.location = location
+        runner = Task { await client.run() }
+    }
+
+    /// Closes every connection.
+    func shutdown() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    var accounts: PostgresAccountStore { PostgresAccountStore(store: self) }
+
+    func appliedMigrations() async throws -> [String] {
+        try await run {
+            var ids: [String] = []
+            for try await id in try await client.query("SELECT id FROM schema_migrations ORDER BY id", logger: logger)
+                .decode(String.self)
+            { ids.append(id) }
+            return ids
+        }
+    }
+
+    func ping() async throws {
+        try await run { try await client.query("SELECT 1", logger: logger) }
+    }
+
+    func folderRev(_ folder: String) async throws -> Int64? {
+        try await run {
+            for try await rev in try await client.query("SELECT rev FROM folders WHERE id = \(folder)", logger: logger)
+                .decode(Int64.self)
+            { return rev }
+            return nil
+        }
+    }
+
+    /// Runs `body`, turning the driver's errors into a sentence that names the database and
+    /// what the server said (`PSQLError`'s own description hides it).
+    @discardableResult
+    func run<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw plain(error) }
+    }
+
+    /// What a failed transaction says: the error its body threw (an `APIError` as it was,
+    /// when the rollback went through), or what the server said.
+    private func plain(_ error: any Error) -> any Error {
+        switch error {
+        case let error as PostgresTransactionError:
+            if let closure = error.closureError, error.rollbackError == nil { return plain(closure) }
+            let failed = [error.beginError, error.closureError, error.rollbackError, error.commitError].compactMap { $0 }
+            let said = failed.map { ($0 as? PSQLError).map(Self.describe) ?? "\($0)" }.joined(separator: "; ")
+            return APIError.internalError("metadata database \(location): transaction failed: \(said)", cause: error)
+        case let error as PSQLError:
+            return APIError.internalError("metadata database \(location): \(Self.describe(error))", cause: error)
+        default:
+            return error
+        }
+    }
+
+    static func describe(_ error: PSQLError) -> String {
+        if let info = error.serverInfo {
+            var text = info[.message] ?? "error"
+            if let state = info[.sqlState] { text += " (SQLSTATE \(state))" }
+            if let detail = info[.detail] { text += ": \(detail)" }
+            return text
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+
+    /// The SQLSTATE of a server error, if it is one.
+    static func sqlState(_ error: any Error) -> String? {
+        if let error = error as? PostgresTransactionError, let closure = error.closureError { return sqlState(closure) }
+        return (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+}
+
+extension PostgresLocation {
+    /// `sslmode` as libpq reads it: `disable`, `prefer` (the default: TLS when the server
+    /// offers it, its certificate not checked), `require` (TLS, the certificate checked).
+    var tls: PostgresClient.Configuration.TLS {
+        switch sslMode {
+        case .disable: return .disable
+        case .prefer:
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.certificateVerification = .none
+            return .prefer(configuration)
+        case .require: return .require(.makeClientConfiguration())
+        }
+    }
+}

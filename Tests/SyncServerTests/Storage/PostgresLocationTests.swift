@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import SyncServerKit
+
+@Suite("PostgreSQL location")
+struct PostgresLocationTests {
+    @Test func theURLNamesHostPortUserDatabaseAndTLS() throws {
+        let location = try PostgresLocation(url: "postgres://sync:s3cret@db.example:6432/syncmeta?sslmode=require", environment: [:])
+        #expect(try location == PostgresLocation.expected(host: "db.example", port: 6432, user: "sync", password: "s3cret", database: "syncmeta", ssl: .require))
+        #expect(location.description == "postgres://sync@db.example:6432/syncmeta", "no password in what is logged")
+        let plain = try PostgresLocation(url: "postgresql://sync@db/syncmeta", environment: [:])
+        #expect(plain.port == 5432 && plain.password == nil && plain.sslMode == .prefer)
+    }
+
+    @Test func thePasswordComesFromTheURLThenTheFileThenPGPASSWORD() throws {
+        let tmp = try TemporaryDirectory("pg-location")
+        defer { tmp.remove() }
+        try "from-file\nignored\n".write(toFile: tmp.path + "/pw", atomically: true, encoding: .utf8)
+        let env = ["PGPASSWORD": "from-env"]
+        #expect(try PostgresLocation(url: "postgres://u:from-url@h/d", passwordFile: tmp.path + "/pw", environment: env).password == "from-url")
+        #expect(try PostgresLocation(url: "postgres://u@h/d", passwordFile: tmp.path + "/pw", environment: env).password == "from-file")
+        #expect(try PostgresLocation(url: "postgres://u@h/d", environment: env).password == "from-env")
+        #expect(throws: APIError.self) { try PostgresLocation(url: "postgres://u@h/d", passwordFile: tmp.path + "/missing", environment: env) }
+    }
+
+    @Test func aBrokenURLIsASentenceWithoutThePassword() {
+        for url in ["mysql://u:pw@h/d", "postgres://u:pw@/d", "postgres://h/d", "postgres://u:pw@h/", "postgres://u:pw@h/d?sslmode=always"] {
+            do {
+                _ = try PostgresLocation(url: url, environment: [:])
+                Issue.record("\(url) was accepted")
+            } catch let error as APIError {
+                #expect(error.message.hasPrefix("storage."), "\(error.message)")
+                #expect(!error.message.contains("pw@"), "the password is not repeated: \(error.message)")
+            } catch { Issue.record("\(error)") }
+        }
+    }
+}
+
+extension PostgresLocation {
+    static func expected(host: String, port: Int, user: String, password: String?, database: String, ssl: SSLMode) throws -> PostgresLocation {
+        var location = try PostgresLocation(url: "postgres://x@y/z", environment: [:])
+        location.host = host
+        location.port = port
+        location.user = user
+        location.password = password
+        location.database = database
+        location.sslMode = ssl
+        return location
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Synchronization
+
+/// A real PostgreSQL server for tests: Debian's binaries (scripts/install-deps.sh installs
+/// them), a throwaway cluster made with initdb in a temp dir and started with pg_ctl as an
+/// unprivileged user (`postgres` when the tests run as root), on a free port of 127.0.0.1,
+/// password authentication (SCRAM). One cluster per test process, started on first use;
+/// each test takes its own database (`database()`). A watchdog process stops the cluster
+/// and removes its directory when the test process ends, however it ends.
+///
+/// The cluster runs with `fsync=off`: it is thrown away, and the tests are about what the
+/// server does, not about PostgreSQL's durability.
+public final class PostgresServer: Sendable {
+    public let port: Int
+    public let user = "syncd"
+    public let password: String
+    let binaries: String
+    let directory: String
+
+    private init(port: Int, password: String, binaries: String, directory: String) {
+        self.port = port
+        self.password = password
+        self.binaries = binaries
+        self.directory = directory
+    }
+
+    private static let started = Mutex<Task<PostgresServer, any Error>?>(nil)
+
+    /// The test process's cluster, started on first use.
+    public static func shared() async throws -> PostgresServer {
+        let task = started.withLock { task in
+            if let task { return task }
+            let new = Task { try await start() }
+            task = new
+            return new
+        }
+        return try await task.value
+    }
+
+    /// `postgres://syncd:PASSWORD@127.0.0.1:PORT/NAME` of a new, empty database.
+    public func database(_ label: String) throws -> String {
+        let name = "t_" + label.lowercased().filter { $0.isLetter || $0.isNumber } + "_" + UUID().uuidString.prefix(8).lowercased()
+        try run(binaries + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", user, name], environment: ["PGPASSWORD": password])
+        return url(database: name)
+    }
+
+    public func url(database: String) -> String { "postgres://\(user):\(password)@127.0.0.1:\(port)/\(database)" }
+
+    static func start() async throws -> PostgresServer {
+        let binaries = try findBinaries()
+        let directory = NSTemporaryDirectory() + "syncd-test-pg-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let password = UUID().uuidString
+        try password.write(toFile: directory + "/pwfile", atomically: true, encoding: .utf8)
+        let owner = getuid() == 0 ? try unprivilegedUser() : nil
+        if let owner { try run("/bin/chown", ["-R", owner, directory]) }
+        let port = try freePort()
+        let server = PostgresServer(port: port, password: password, binaries: binaries, directory: directory)
+        try server.watch(owner: owner)
+        try server.asOwner(owner, binaries + "/initdb", [
+            "-D", directory + "/data", "-U", "syncd", "--auth=scram-sha-256", "--pwfile=" + directory + "/pwfile",
+            "-E", "UTF8", "--locale=C.UTF-8", "--no-sync",
+        ])
+        try server.asOwner(owner, binaries + "/pg_ctl", [
+            "-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "60", "start", "-o",
+            "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+        ])
+        return server
+    }
+
+    /// A process that waits for this one to end, then stops the cluster and removes it.
+    private func watch(owner: String?) throws {
+        let stop = [binaries + "/pg_ctl", "-D", directory + "/data", "stop", "-m", "immediate"].map(Self.quoted).joined(separator: " ")
+        let asOwner = owner.map { "runuser -u \($0) -- " } ?? ""
+        let script = """
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done
+            \(asOwner)\(stop) >/dev/null 2>&1
+            rm -rf \(Self.quoted(directory))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["/bin/sh", "-c", script]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    private func asOwner(_ owner: String?, _ program: String, _ arguments: [String]) throws {
+        if let owner {
+            try Self.run("/usr/sbin/runuser", ["-u", owner, "--", program] + arguments, log: directory + "/log")
+        } else {
+            try Self.run(program, arguments, log: directory + "/log")
+        }
+    }
+
+    private func run(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        try Self.run(program, arguments, environment: environment, log: directory + "/log")
+    }
+
+    /// Runs a program to its end; a failure says what it printed (and the server's log).
+    /// posix_spawn and waitpid, not Foundation's Process: its `waitUntilExit` was seen never
+    /// to return after `pg_ctl start`, whose server lives on.
+    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], log: String? = nil) throws {
+        let output = NSTemporaryDirectory() + "syncd-test-pg-run-\(UUID().uuidString.prefix(8))"
+        defer { unlink(output) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, program, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw TestFailure("cannot run \(program): errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw TestFailure("waitpid \(program): errno \(errno)") }
+        }
+        guard status != 0 else { return }
+        let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let logged = log.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
+        throw TestFailure(
+            "\(program) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(said.suffix(1500))\n\(logged.suffix(1500))")
+    }
+
+    /// `/usr/lib/postgresql/<newest>/bin`.
+    static func findBinaries() throws -> String {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        let newest = versions.compactMap(Int.init).sorted().last
+        guard let newest, FileManager.default.isExecutableFile(atPath: "\(root)/\(newest)/bin/initdb") else {
+            throw TestFailure("PostgreSQL's server binaries are not installed under \(root) (scripts/install-deps.sh installs Debian's postgresql)")
+        }
+        return "\(root)/\(newest)/bin"
+    }
+
+    /// PostgreSQL refuses to run as root.
+    static func unprivilegedUser() throws -> String {
+        if getpwnam("postgres") != nil { return "postgres" }
+        if getpwnam("nobody") != nil { return "nobody" }
+        throw TestFailure("running as root, and neither user postgres nor nobody exists to run PostgreSQL as")
+    }
+
+    static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+}
