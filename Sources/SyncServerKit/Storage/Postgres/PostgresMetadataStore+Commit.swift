@@ -7,7 +7,8 @@ extension PostgresMetadataStore {
     /// same contract as `MetadataStore.commit`). The folder's row is locked (`FOR UPDATE`)
     /// first: commits to one folder from any number of instances run one after the other,
     /// each reading the revision the previous one left, so revisions stay gap-free and in
-    /// commit order. The chunks it checks are share-locked until it ends: the collector
+    /// commit order. A commit that applied something notifies `PostgresCommitListener.channel`,
+    /// which every instance listens on to wake its long-polls. The chunks it checks are share-locked until it ends: the collector
     /// cannot drop them in between.
     func commit(
         folder: String, device: String, changes: [CommitChange], idempotency: (id: String, requestHash: String)? = nil,
@@ -37,6 +38,12 @@ extension PostgresMetadataStore {
                 try plan.checkContainment()
                 try await write(plan.writes, folder: folder, now: MetadataStore.nowSeconds(), connection)
                 try await connection.query("UPDATE folders SET rev = \(plan.rev) WHERE id = \(folder)", logger: logger)
+                if plan.rev > rev {
+                    // Delivered to every listening instance when (and only if) this commits.
+                    try await connection.query(
+                        "SELECT pg_notify(\(PostgresCommitListener.channel), \(PostgresCommitListener.payload(folder: folder, rev: plan.rev)))",
+                        logger: logger)
+                }
                 let response = CommitResponse(results: plan.results, folderRev: plan.rev)
                 if let idempotency { try await remember(response, connection, folder: folder, device: device, idempotency) }
                 return response
