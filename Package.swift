@@ -147,7 +147,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         // Helpers shared by the test targets (seeded PRNG, temp dirs, deadline waits): written once.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SyncConfigTests", dependencies: ["SyncConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SyncControlTests", dependencies: ["SyncControl", "SyncCore"], swiftSettings: strict),

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <spawn.h>
 #include "CLinux.h"
 
 int clinux_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
@@ -17,4 +18,8 @@ long clinux_copy_file_range(int fd_in, long long *off_in, int fd_out, unsigned l
     ssize_t n = copy_file_range(fd_in, &offset, fd_out, NULL, (size_t)len, 0);
     *off_in = (long long)offset;
     return (long)n;
+}
+
+int clinux_spawn_closefrom(posix_spawn_file_actions_t *actions, int lowfd) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowfd);
 }

@@ -12,6 +12,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var dataDir: String
     /// Metadata store: "sqlite".
     public var metadata: String
+    /// `[storage] password_file`: the PostgreSQL password, when the metadata URL has none.
+    public var passwordFile: String?
     /// Blob store: "filesystem" or "s3://bucket/prefix".
     public var blobs: String
     /// `[storage.s3]` with the environment, when `blobs` is an s3:// URL.
@@ -63,7 +65,7 @@ public struct ServerConfig: Sendable, Equatable {
 
     static let rootKeys = ["server", "storage"]
     static let serverKeys = ["listen", "data_dir", "tls_cert", "tls_key", "log_level", "log_format"]
-    static let storageKeys = ["metadata", "blobs", "retention", "compact_below", "s3"]
+    static let storageKeys = ["metadata", "password_file", "blobs", "retention", "compact_below", "s3"]
 
     /// Reads, parses and validates a sync-server config file. `data_dir` need not exist.
     public static func load(
@@ -112,8 +114,16 @@ public struct ServerConfig: Sendable, Equatable {
             throw server.error("log_format", "invalid log format: " + Suggest.oneOf(DaemonConfig.logFormats, got: logFormat))
         }
         let metadata = try storage.string("metadata") ?? "sqlite"
-        try checkStore(metadata, key: "metadata", supported: "sqlite",
-                       later: ["postgres://", "postgresql://"], reader: storage)
+        let postgres = metadata.hasPrefix("postgres://") || metadata.hasPrefix("postgresql://")
+        if !postgres {
+            try checkStore(metadata, key: "metadata", supported: "sqlite", later: [], reader: storage)
+        }
+        let passwordFile = try storage.string("password_file").map { raw throws(ConfigError) in
+            try storage.expandPath("password_file", raw, environment: environment, base: base)
+        }
+        if passwordFile != nil && !postgres {
+            throw storage.error("password_file", "is the PostgreSQL password; it needs metadata = \"postgres://USER@HOST/DATABASE\"")
+        }
         let blobs = try storage.string("blobs") ?? "filesystem"
         if !blobs.hasPrefix("s3://") {
             try checkStore(blobs, key: "blobs", supported: "filesystem", later: [], reader: storage)
@@ -130,6 +140,7 @@ public struct ServerConfig: Sendable, Equatable {
                             metadata: metadata, blobs: blobs, retention: retention, tls: tls, compactBelow: compactBelow,
                             logLevel: logLevel, s3: s3)
         config.logFormat = logFormat
+        config.passwordFile = passwordFile
         return config
     }
 

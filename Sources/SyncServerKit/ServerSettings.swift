@@ -28,6 +28,21 @@ public struct ServerSettings: Sendable, Equatable {
     public var tls: TLSFiles?
     /// Where sealed packs are kept: `data_dir/packs`, or a bucket.
     public var blobs: Blobs = .filesystem
+    public var metadata: Metadata = .sqlite
+
+    /// Where the metadata lives: SQLite in the data directory (the embedded default), or a
+    /// PostgreSQL database several instances may share.
+    public enum Metadata: Sendable, Equatable, CustomStringConvertible {
+        case sqlite
+        case postgres(PostgresLocation)
+
+        public var description: String {
+            switch self {
+            case .sqlite: return "SQLite in the data directory"
+            case .postgres(let location): return location.description
+            }
+        }
+    }
 
     public enum Blobs: Sendable, Equatable, CustomStringConvertible {
         case filesystem
@@ -87,11 +102,36 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     /// The chunk store these settings describe (not yet recovered).
-    func openChunkStore(metadata: MetadataStore, logger: Logger) throws -> ChunkStore {
-        try ChunkStore(
-            packsDir: packsPath, legacyRoot: chunksPath, metadata: metadata, rotateAt: packRotationBytes,
+    func openChunkStore(index: any ChunkIndexBackend, logger: Logger) async throws -> ChunkStore {
+        try await ChunkStore.open(
+            packsDir: packsPath, legacyRoot: chunksPath, index: index, rotateAt: packRotationBytes,
             objectStore: objectStore, logger: logger)
+    }
+
+    /// Opens the metadata store `metadata` names (migrating it) and its chunk index.
+    func openMetadata(logger: Logger) async throws -> OpenedMetadata {
+        switch metadata {
+        case .sqlite:
+            let store = try MetadataStore(path: metadataPath)
+            return OpenedMetadata(store: store, index: ChunkIndex(pool: store.pool), postgres: nil)
+        case .postgres(let location):
+            let store = try await PostgresMetadataStore.open(location, logger: logger)
+            return OpenedMetadata(store: store, index: PostgresChunkIndex(store: store), postgres: store)
+        }
     }
     /// A pack is sealed once the next upload would take it past this (tests make it small).
     var packRotationBytes: Int64 = ChunkStore.defaultRotation
+}
+
+/// A metadata store as opened for a server or an admin command.
+struct OpenedMetadata: Sendable {
+    let store: any MetadataBackend
+    let index: any ChunkIndexBackend
+    /// Set with PostgreSQL: its connections are closed by `close()`.
+    let postgres: PostgresMetadataStore?
+
+    /// The SQLite store, for the tools that work on its file (copy, check); nil with PostgreSQL.
+    var sqlite: MetadataStore? { store as? MetadataStore }
+
+    func close() async { await postgres?.shutdown() }
 }

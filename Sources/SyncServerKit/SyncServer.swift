@@ -30,7 +30,8 @@ public struct ListeningAddress: Sendable, Equatable, CustomStringConvertible {
 public final class SyncServer: Sendable {
     public let settings: ServerSettings
     public let admin: ServerAdmin
-    let metadata: MetadataStore
+    let metadata: any MetadataBackend
+    let opened: OpenedMetadata
     let chunks: ChunkStore
     let tokens: TokenStore
     let notifier: ChangeNotifier
@@ -43,27 +44,44 @@ public final class SyncServer: Sendable {
     /// This server's Prometheus metrics (`GET /metrics`), in a registry of its own.
     public let metrics: ServerMetrics
 
-    public init(settings: ServerSettings, logger: Logger) throws {
+    /// Opens the data directory and the metadata store, checks the chunk store (torn pack
+    /// tails, legacy chunk files), and is ready to serve (`run`, `makeApplication`).
+    public static func open(settings: ServerSettings, logger: Logger) async throws -> SyncServer {
         try DataDirectory.create(settings.dataDir)
+        let httpServer = try makeHTTPServer(settings)
+        let opened = try await settings.openMetadata(logger: logger)
+        do {
+            let chunks = try await settings.openChunkStore(index: opened.index, logger: logger)
+            do {
+                try await chunks.recover()
+            } catch {
+                throw APIError.internalError("cannot check the chunk store of \(settings.dataDir): \(error)", cause: error)
+            }
+            return SyncServer(settings: settings, opened: opened, chunks: chunks, httpServer: httpServer, logger: logger)
+        } catch {
+            await opened.close()
+            throw error
+        }
+    }
+
+    private init(settings: ServerSettings, opened: OpenedMetadata, chunks: ChunkStore, httpServer: HTTPServerBuilder, logger: Logger) {
         self.settings = settings
         self.logger = logger
-        self.metadata = try MetadataStore(path: settings.metadataPath)
-        self.chunks = try settings.openChunkStore(metadata: metadata, logger: logger)
-        do {
-            try chunks.recover()
-        } catch {
-            throw APIError.internalError("cannot check the chunk store of \(settings.dataDir): \(error)", cause: error)
-        }
-        self.admin = ServerAdmin(metadata: metadata)
+        self.opened = opened
+        self.metadata = opened.store
+        self.chunks = chunks
+        self.admin = ServerAdmin(opened: opened)
         self.tokens = TokenStore(lifetime: settings.tokenLifetime)
         self.notifier = ChangeNotifier()
         self.inFlight = DeviceRequestLimiter(limit: settings.maxRequestsPerDevice)
-        self.httpServer = try Self.makeHTTPServer(settings)
+        self.httpServer = httpServer
         self.storageSettings = RuntimeStorageSettings(retention: settings.retention, compactBelow: settings.compactBelow)
         self.metrics = ServerMetrics()
     }
 
-    /// A reload: new retention and compaction threshold, used from the next storage round.
+    /// Closes the metadata store's connections (PostgreSQL); `run` does it when it ends.
+    public func close() async { await opened.close() }
+
     public func apply(retention: Duration, compactBelow: Double) {
         storageSettings.set(.init(retention: retention, compactBelow: compactBelow))
     }
@@ -118,6 +136,10 @@ public final class SyncServer: Sendable {
             await onListening(address)
         }
         var services: [any Service] = [application]
+        if let postgres = opened.postgres {
+            // Commits made through other instances wake this one's long-polls.
+            services.append(PostgresCommitListener(store: postgres, notifier: notifier, logger: logger))
+        }
         if handleSignals { services.append(await ReloadService.trapping(notifier: systemd, reload: onReload)) }
         if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
@@ -125,6 +147,12 @@ public final class SyncServer: Sendable {
                 services: services,
                 gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                 logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
     }
 }

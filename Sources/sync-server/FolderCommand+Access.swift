@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import SyncServerKit
 
 extension FolderCommand {
@@ -10,7 +11,7 @@ extension FolderCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 let devices = try await admin.devices().filter { !$0.revoked }
                 Output.line("FOLDER\tDEVICES")
                 for folder in try await admin.folders() {
@@ -33,7 +34,7 @@ extension FolderCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 let granted = try await admin.grant(deviceNamed: device, folder: folder)
                 Output.error("device \(granted.name) may sync folder \(folder)")
             }
@@ -53,7 +54,7 @@ extension FolderCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 let device = try await admin.revokeAccess(deviceNamed: device, folder: folder)
                 Output.error("device \(device.name) may no longer sync folder \(folder)")
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import SyncCore
 import SyncServerKit
 
@@ -17,7 +18,7 @@ struct FolderCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 try await admin.addFolder(id)
                 Output.error("created folder \(id)")
             }
@@ -41,7 +42,7 @@ struct FolderCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 guard let folder = try await admin.summary().folders.first(where: { $0.id == id }) else {
                     throw CommandFailure("sync-server: no folder '\(id)'")
                 }

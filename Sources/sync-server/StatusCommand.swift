@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import SyncConfig
 import SyncCore
 import SyncServerKit
@@ -36,7 +37,7 @@ struct StatusCommand: AsyncParsableCommand {
         try await reportingErrors {
             let config = try ServerConfig.load(path: options.path)
             let settings = try ConfigOptions.settings(from: config)
-            let admin = try ServerAdmin(dataDir: settings.dataDir)
+            let admin = try await ServerAdmin.open(settings: settings, logger: Logger(label: "sync-server"))
             let summary = try await admin.summary()
             let devices = try await admin.devices().map {
                 Device(name: $0.name, id: $0.id, revoked: $0.revoked, folders: $0.folders, lastSeen: $0.lastSeen.map(Self.time))

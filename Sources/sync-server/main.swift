@@ -41,15 +41,23 @@ struct ConfigOptions: ParsableArguments {
     }
 
     static func settings(from loaded: ServerConfig) throws -> ServerSettings {
-        let config = loaded.file
-        guard loaded.metadata == "sqlite" else {
-            throw CommandFailure("\(config): storage.metadata \(loaded.metadata.debugDescription) is not supported yet (use \"sqlite\")")
-        }
-        return ServerSettings(
+        var settings = ServerSettings(
             host: loaded.host, port: loaded.port, dataDir: loaded.dataDir, retention: loaded.retention,
             compactBelow: loaded.compactBelow,
             tls: loaded.tls.map { ServerSettings.TLSFiles(certificate: $0.certificate, key: $0.key) },
             blobs: try blobs(loaded))
+        settings.metadata = try metadata(loaded)
+        return settings
+    }
+
+    /// `[storage] metadata` (and `password_file`) as the server's metadata settings.
+    static func metadata(_ loaded: ServerConfig) throws -> ServerSettings.Metadata {
+        guard loaded.metadata != "sqlite" else { return .sqlite }
+        do {
+            return .postgres(try PostgresLocation(url: loaded.metadata, passwordFile: loaded.passwordFile))
+        } catch {
+            throw CommandFailure("\(loaded.file): \(error)")
+        }
     }
 
     /// `[storage] blobs` and `[storage.s3]` as the server's blob settings.
@@ -93,7 +101,7 @@ struct Serve: AsyncParsableCommand {
             // Held until the process ends: no second server or `storage gc` on this data_dir.
             let lock = try DataDirectoryLock.acquire(dataDir: settings.dataDir, purpose: "serve")
             defer { withExtendedLifetime(lock) {} }
-            let server = try SyncServer(settings: settings, logger: logger)
+            let server = try await SyncServer.open(settings: settings, logger: logger)
             let reloader = ServerReloader(config: config, server: server, level: level, logger: logger)
             try await server.run(
                 onListening: { address in Output.line("listening on \(address)") },
@@ -115,7 +123,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 Output.line("ID\tNAME\tFOLDERS\tSTATE\tLAST_SEEN")
                 for d in try await admin.devices() {
                     let seen = d.lastSeen.map(StatusCommand.time) ?? "never"
@@ -139,7 +147,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 let revoked = try await admin.revokeDevice(device)
                 Output.error("revoked device \(revoked.name) (\(revoked.id))")
             }
@@ -159,7 +167,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 let renamed = try await admin.renameDevice(device, to: newName)
                 Output.error("renamed device \(device) to \(renamed.name) (\(renamed.id))")
             }
@@ -186,7 +194,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+                let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 Output.line(try await admin.addDevice(name: name, folders: folders))
             }
         }
@@ -207,7 +215,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let admin = try ServerAdmin(dataDir: try options.settings().dataDir)
+            let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
             let versions = try await admin.history(folder: folder, path: path)
             guard !versions.isEmpty else { throw CommandFailure("no versions of \(path) in folder \(folder)") }
             let provenance = Dictionary(

@@ -19,14 +19,13 @@ struct CollectedChunkTests {
         defer { runner.cancel() }
         let content = "the bytes of a file whose chunk the server drops at the worst moment"
         let hash = Hashing.sha256Hex(Array(content.utf8))
-        let database = rig.server.dir + "/data/metadata.sqlite"
+        let server = rig.server
         let dropped = DroppedRows()
         // What the collector's drop does, in the server's database, just before the commit
         // that references the chunk arrives.
         rig.proxy.beforeForwarding(requestContaining: "\"gone.txt\"") {
             do {
-                let queue = try DatabaseQueue(path: database)
-                try queue.write { db in try db.execute(sql: "DELETE FROM chunk_index WHERE hash = ?", arguments: [hash]) }
+                try server.sql("DELETE FROM chunk_index WHERE hash = \(ServerProcess.literal(hash))")
                 dropped.add()
             } catch {
                 dropped.fail("\(error)")

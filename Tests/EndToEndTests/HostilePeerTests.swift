@@ -61,32 +61,25 @@ struct HostilePeerTests {
         }
 
         // 2. Past the server (rows written straight into its database): beta refuses them.
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        let db = try DatabaseQueue(path: two.server.dir + "/data/metadata.sqlite", configuration: configuration)
-        try await db.write { db in
-            var rev = try Int64.fetchOne(db, sql: "SELECT rev FROM folders WHERE id = 'docs'") ?? 0
-            let rows: [CommitChange] = [
-                Self.symlink("esc-abs", to: outside), Self.symlink("esc-up", to: ".."),
-                Self.file("esc-abs/pwned.txt", payload), Self.file("esc-up/pwned.txt", payload),
-                Self.file("esc-stored/deep/pwned.txt", payload),
-                Self.file("tool", payload, mode: 0o6755), Self.file("old.txt", payload, mtime: Int64.min),
-            ]
-            for change in rows {
-                rev += 1
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO entries (folder_id, path, kind, size, mtime_ns, mode, chunks, content_hash,
-                            deleted, rev, symlink_target, device_id)
-                        VALUES ('docs', ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 'evil')
-                        """,
-                    arguments: [
-                        change.path, change.kind.rawValue, change.size, change.mtimeNs, Int64(change.mode),
-                        change.chunks.joined(separator: ","), change.contentHash, rev, change.symlinkTarget,
-                    ])
-            }
-            try db.execute(sql: "UPDATE folders SET rev = ? WHERE id = 'docs'", arguments: [rev])
+        let rows: [CommitChange] = [
+            Self.symlink("esc-abs", to: outside), Self.symlink("esc-up", to: ".."),
+            Self.file("esc-abs/pwned.txt", payload), Self.file("esc-up/pwned.txt", payload),
+            Self.file("esc-stored/deep/pwned.txt", payload),
+            Self.file("tool", payload, mode: 0o6755), Self.file("old.txt", payload, mtime: Int64.min),
+        ]
+        let lit = ServerProcess.literal
+        let inserts = rows.enumerated().map { n, change in
+            """
+            INSERT INTO entries (folder_id, path, kind, size, mtime_ns, mode, chunks, content_hash, deleted, rev, symlink_target, device_id)
+            VALUES ('docs', \(lit(change.path)), \(lit(change.kind.rawValue)), \(change.size), \(change.mtimeNs), \(change.mode),
+                    \(lit(change.chunks.joined(separator: ","))), \(lit(change.contentHash)), FALSE,
+                    (SELECT rev FROM folders WHERE id = 'docs') + \(n + 1), \(lit(change.symlinkTarget)), 'evil')
+            ON CONFLICT (folder_id, path) DO UPDATE SET kind = excluded.kind, size = excluded.size, mtime_ns = excluded.mtime_ns,
+                mode = excluded.mode, chunks = excluded.chunks, content_hash = excluded.content_hash, deleted = excluded.deleted,
+                rev = excluded.rev, symlink_target = excluded.symlink_target, device_id = excluded.device_id;
+            """
         }
+        try two.server.sql(inserts.joined(separator: "\n") + "\nUPDATE folders SET rev = rev + \(rows.count) WHERE id = 'docs';")
         // An honest change after them wakes the feed.
         try writeFile(two.a.path("after.txt"), "honest")
         try await eventually("beta keeps syncing") {

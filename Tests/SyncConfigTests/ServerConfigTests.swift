@@ -66,8 +66,8 @@ import Testing
 
     static let bad: [BadConfig] = [
         BadConfig("[server]\nlisten = 8417", key: "server.listen", reason: "expected a string such as \"127.0.0.1:8417\", got integer"),
-        BadConfig("[storage]\nmetadata = \"postgres://db/sync\"", key: "storage.metadata",
-                  reason: "\"postgres://db/sync\" is not supported yet; only \"sqlite\" is"),
+        BadConfig("[storage]\npassword_file = \"/etc/pw\"", key: "storage.password_file",
+                  reason: "is the PostgreSQL password; it needs metadata = \"postgres://USER@HOST/DATABASE\""),
         BadConfig("[storage]\nmetadata = \"sqlit\"", key: "storage.metadata", reason: "did you mean \"sqlite\"?"),
         BadConfig("[storage]\nmetadata = \"mysql\"", key: "storage.metadata", reason: "expected one of sqlite, got \"mysql\""),
         BadConfig("[storage]\nblobs = \"s3://bucket/prefix\"", key: "storage.s3", reason: "no credentials for s3://bucket/prefix"),
@@ -96,6 +96,13 @@ import Testing
         expectConfigError(file: serverFile, key: bad.key, reason: bad.reason) {
             _ = try parseServer(bad.toml)
         }
+    }
+
+    @Test func aPostgresMetadataURLAndItsPasswordFileAreRead() throws {
+        let config = try parseServer(
+            "[server]\ndata_dir = \"/srv/sync\"\n[storage]\nmetadata = \"postgres://sync@db:5432/meta\"\npassword_file = \"pw\"")
+        #expect(config.metadata == "postgres://sync@db:5432/meta")
+        #expect(config.passwordFile?.hasSuffix("/pw") == true && config.passwordFile?.hasPrefix("/") == true, "relative to the file")
     }
 
     @Test func defaultDataDirNeedsHome() {

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Synchronization
 
@@ -14,7 +15,7 @@ public final class PostgresServer: Sendable {
     public let port: Int
     public let user = "syncd"
     public let password: String
-    let binaries: String
+    public let binaries: String
     let directory: String
 
     private init(port: Int, password: String, binaries: String, directory: String) {
@@ -24,17 +25,20 @@ public final class PostgresServer: Sendable {
         self.directory = directory
     }
 
-    private static let started = Mutex<Task<PostgresServer, any Error>?>(nil)
+    private static let started = Mutex<Result<PostgresServer, TestFailure>?>(nil)
 
-    /// The test process's cluster, started on first use.
-    public static func shared() async throws -> PostgresServer {
-        let task = started.withLock { task in
-            if let task { return task }
-            let new = Task { try await start() }
-            task = new
-            return new
+    /// The test process's cluster, started on first use (blocking: a few seconds, once; a
+    /// start that failed is not tried again).
+    public static func shared() throws -> PostgresServer {
+        try started.withLock { result in
+            if let result { return try result.get() }
+            let new: Result<PostgresServer, TestFailure>
+            do { new = .success(try start()) } catch let error as TestFailure { new = .failure(error) } catch {
+                new = .failure(TestFailure("\(error)"))
+            }
+            result = new
+            return try new.get()
         }
-        return try await task.value
     }
 
     /// `postgres://syncd:PASSWORD@127.0.0.1:PORT/NAME` of a new, empty database.
@@ -46,7 +50,7 @@ public final class PostgresServer: Sendable {
 
     public func url(database: String) -> String { "postgres://\(user):\(password)@127.0.0.1:\(port)/\(database)" }
 
-    static func start() async throws -> PostgresServer {
+    static func start() throws -> PostgresServer {
         let binaries = try findBinaries()
         let directory = NSTemporaryDirectory() + "syncd-test-pg-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -100,7 +104,8 @@ public final class PostgresServer: Sendable {
 
     /// Runs a program to its end; a failure says what it printed (and the server's log).
     /// posix_spawn and waitpid, not Foundation's Process: its `waitUntilExit` was seen never
-    /// to return after `pg_ctl start`, whose server lives on.
+    /// to return after `pg_ctl start`, whose server lives on. Only stdin, stdout and stderr are
+    /// inherited.
     static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], log: String? = nil) throws {
         let output = NSTemporaryDirectory() + "syncd-test-pg-run-\(UUID().uuidString.prefix(8))"
         defer { unlink(output) }
@@ -110,6 +115,9 @@ public final class PostgresServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process goes along: pg_ctl's server lives on, and a socket it
+        // inherited (a test's HTTP connection) would never close.
+        clinux_spawn_closefrom(&actions, 3)
         let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup($0) } + [nil]

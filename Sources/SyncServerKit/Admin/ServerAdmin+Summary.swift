@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What `sync-server status` and `folder remove` say about the server's data.
 extension ServerAdmin {
@@ -24,38 +23,7 @@ extension ServerAdmin {
         public var packBytes: Int64
     }
 
-    public func summary() async throws -> Summary {
-        try await metadata.pool.read { db in
-            let folders = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT f.id, f.rev,
-                        (SELECT count(*) FROM entries e WHERE e.folder_id = f.id AND e.deleted = 0 AND e.kind = 'file'),
-                        (SELECT coalesce(sum(size), 0) FROM entries e WHERE e.folder_id = f.id AND e.deleted = 0 AND e.kind = 'file')
-                    FROM folders f ORDER BY f.id
-                    """
-            ).map { row in
-                FolderSummary(id: row[0], rev: row[1], files: row[2], bytes: row[3], devices: [])
-            }
-            var granted: [String: [String]] = [:]
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT g.folder_id, d.name FROM grants g JOIN devices d ON d.id = g.device_id
-                    WHERE d.revoked_at IS NULL ORDER BY d.name
-                    """)
-            {
-                granted[row[0], default: []].append(row[1])
-            }
-            let devices = try Int.fetchOne(db, sql: "SELECT count(*) FROM devices") ?? 0
-            let revoked = try Int.fetchOne(db, sql: "SELECT count(*) FROM devices WHERE revoked_at IS NOT NULL") ?? 0
-            let chunks = try Int.fetchOne(db, sql: "SELECT count(*) FROM chunk_index") ?? 0
-            let packs = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(durable_length), 0) FROM packs WHERE retired = 0")
-            return Summary(
-                folders: folders.map { var folder = $0; folder.devices = granted[$0.id] ?? []; return folder },
-                devices: devices, revokedDevices: revoked, chunks: chunks, packs: packs?[0] ?? 0, packBytes: packs?[1] ?? 0)
-        }
-    }
+    public func summary() async throws -> Summary { try await metadata.summary() }
 
     /// Deletes a folder with everything the server holds of it: its entries, its history,
     /// its grants and remembered commit replies (its chunks are collected by the next storage
@@ -65,10 +33,7 @@ extension ServerAdmin {
         guard let folder = try await summary().folders.first(where: { $0.id == id }) else {
             throw APIError.notFound("no folder '\(id)'")
         }
-        try await metadata.pool.write { db in
-            try db.execute(sql: "DELETE FROM folders WHERE id = ?", arguments: [id])
-            guard db.changesCount == 1 else { throw APIError.notFound("no folder '\(id)'") }
-        }
+        guard try await metadata.removeFolder(id) else { throw APIError.notFound("no folder '\(id)'") }
         return folder
     }
 }

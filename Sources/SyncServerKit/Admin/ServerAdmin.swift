@@ -1,21 +1,41 @@
 import Foundation
+import Logging
 import SyncCore
 
 /// Administrative operations (the `sync-server folder|device|history`
 /// commands). Safe while the server runs: SQLite WAL plus a busy timeout.
 /// Errors are `APIError`s whose `message` is meant for the operator.
 public struct ServerAdmin: Sendable {
-    let metadata: MetadataStore
+    let metadata: any MetadataBackend
+    /// Set when this admin opened the store itself (`open`): `close()` closes it.
+    private let opened: OpenedMetadata?
 
-    /// Opens (creating and migrating if needed) the metadata of `dataDir`.
+    /// The SQLite store of `dataDir` (made if missing).
     public init(dataDir: String) throws {
         try DataDirectory.create(dataDir)
         self.metadata = try MetadataStore(path: ServerSettings(dataDir: dataDir).metadataPath)
+        self.opened = nil
     }
 
-    init(metadata: MetadataStore) { self.metadata = metadata }
+    /// The store `settings` names: SQLite in its data directory, or PostgreSQL (migrated).
+    public static func open(settings: ServerSettings, logger: Logger) async throws -> ServerAdmin {
+        if settings.metadata == .sqlite { return try ServerAdmin(dataDir: settings.dataDir) }
+        return ServerAdmin(opened: try await settings.openMetadata(logger: logger))
+    }
 
-    /// Creates an empty folder at rev 0. Fails if it exists or the id is invalid.
+    init(metadata: any MetadataBackend) {
+        self.metadata = metadata
+        self.opened = nil
+    }
+
+    init(opened: OpenedMetadata) {
+        self.metadata = opened.store
+        self.opened = opened
+    }
+
+    /// Closes what `open` opened (PostgreSQL connections).
+    public func close() async { await opened?.close() }
+
     public func addFolder(_ id: String) async throws {
         try Identifiers.validateFolderID(id)
         try await metadata.accounts.addFolder(id)

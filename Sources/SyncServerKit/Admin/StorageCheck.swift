@@ -33,7 +33,7 @@ public enum StorageCheck {
         }
     }
 
-    struct Reference {
+    struct Reference: Sendable {
         var folder: String
         var path: String
         var rev: Int64
@@ -46,22 +46,30 @@ public enum StorageCheck {
     /// Checks the data directory and blob store of `settings`.
     public static func run(settings: ServerSettings) async throws -> Report {
         let dataDir = settings.dataDir
-        guard access(settings.metadataPath, F_OK) == 0 else {
+        if settings.metadata == .sqlite, access(settings.metadataPath, F_OK) != 0 {
             throw APIError.invalidArgument("\(settings.metadataPath) does not exist: is \(dataDir) a server's data_dir?")
         }
-        let metadata = try MetadataStore(path: settings.metadataPath)
         let legacy = try legacyFileCount(settings.chunksPath)
         guard legacy == 0 else {
             throw APIError.invalidArgument(
                 "\(settings.chunksPath) still holds \(legacy) chunk file(s) of the layout before packs: start the server once "
                     + "(it imports them into packs at start), then check again")
         }
-        let store = try settings.openChunkStore(
-            metadata: metadata, logger: Logger(label: "sync-server.check", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let (references, locations) = try await metadata.pool.read { db in
-            let refs = try referencedChunks(db)
-            return (refs, try ChunkIndex.locations(of: Array(refs.keys), db: db))
+        let logger = Logger(label: "sync-server.check", factory: { _ in SwiftLogNoOpLogHandler() })
+        let opened = try await settings.openMetadata(logger: logger)
+        do {
+            let report = try await check(settings: settings, opened: opened, logger: logger)
+            await opened.close()
+            return report
+        } catch {
+            await opened.close()
+            throw error
         }
+    }
+
+    private static func check(settings: ServerSettings, opened: OpenedMetadata, logger: Logger) async throws -> Report {
+        let store = try await settings.openChunkStore(index: opened.index, logger: logger)
+        let (references, locations) = try await opened.store.chunkReferences()
         var report = Report()
         report.chunks = references.count
         report.references = Set(references.values.joined().map { "\($0.folder)\u{0}\($0.rev)" }).count

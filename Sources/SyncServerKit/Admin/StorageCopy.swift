@@ -26,6 +26,10 @@ public enum StorageCopy {
     }
 
     public static func run(from source: ServerSettings, to target: ServerSettings, logger: Logger) async throws -> Report {
+        guard source.metadata == .sqlite, target.metadata == .sqlite else {
+            throw APIError.invalidArgument(
+                "storage copy copies SQLite metadata only for now; copying to or from PostgreSQL (issue 10 point 5) is not built yet")
+        }
         guard case .filesystem = source.blobs else {
             throw APIError.invalidArgument(
                 "storage copy reads the packs of a data directory: the source config must have blobs = \"filesystem\", not \(source.blobs)")
@@ -48,8 +52,8 @@ public enum StorageCopy {
 
         // The source as a start would leave it: torn tails cut, the last pack sealed.
         let metadata = try MetadataStore(path: source.metadataPath)
-        let chunks = try source.openChunkStore(metadata: metadata, logger: logger)
-        try chunks.recover()
+        let chunks = try await source.openChunkStore(index: ChunkIndex(pool: metadata.pool), logger: logger)
+        try await chunks.recover()
         do {
             try Data(source.dataDir.utf8).write(to: URL(fileURLWithPath: marker))
         } catch {
@@ -60,7 +64,7 @@ public enum StorageCopy {
         let targetBlobs: any BlobStore = try targetStore(target)
         let present = try await targetBlobs.list()
         var report = Report(target: target.blobs == .filesystem ? target.packsPath : "\(target.blobs)")
-        for (pack, row) in try chunks.index.packRows().sorted(by: { $0.key < $1.key }) where !row.retired {
+        for (pack, row) in try await chunks.index.packRows().sorted(by: { $0.key < $1.key }) where !row.retired {
             let path = chunks.packFiles.path(of: pack)
             let size = try PackCopy.size(of: path)
             if present[pack] == size {

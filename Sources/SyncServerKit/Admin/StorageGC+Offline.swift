@@ -9,19 +9,30 @@ extension StorageGC {
     public static func runOffline(settings: ServerSettings, logger: Logger, now: Date? = nil) async throws -> Report {
         let lock = try DataDirectoryLock.acquire(dataDir: settings.dataDir, purpose: "storage gc")
         defer { withExtendedLifetime(lock) {} }
-        guard access(settings.metadataPath, F_OK) == 0 else {
+        if settings.metadata == .sqlite, access(settings.metadataPath, F_OK) != 0 {
             throw APIError.invalidArgument("\(settings.metadataPath) does not exist: is \(settings.dataDir) a server's data_dir?")
         }
-        let metadata = try MetadataStore(path: settings.metadataPath)
-        let chunks = try settings.openChunkStore(metadata: metadata, logger: logger)
+        let opened = try await settings.openMetadata(logger: logger)
         do {
-            try chunks.recover()
+            let report = try await runOffline(settings: settings, opened: opened, logger: logger, now: now)
+            await opened.close()
+            return report
+        } catch {
+            await opened.close()
+            throw error
+        }
+    }
+
+    private static func runOffline(settings: ServerSettings, opened: OpenedMetadata, logger: Logger, now: Date?) async throws -> Report {
+        let chunks = try await settings.openChunkStore(index: opened.index, logger: logger)
+        do {
+            try await chunks.recover()
             try await chunks.recoverRemote()
         } catch {
             throw APIError.internalError("cannot check the chunk store of \(settings.dataDir): \(error)", cause: error)
         }
         let gc = StorageGC(
-            metadata: metadata, chunks: chunks, retention: settings.retention, compactBelow: settings.compactBelow,
+            metadata: opened.store, chunks: chunks, retention: settings.retention, compactBelow: settings.compactBelow,
             logger: logger)
         let report = try await gc.run(now: now ?? ServerClock.now())
         if let current = chunks.writer.currentPack, chunks.writer.seal(current) { try await chunks.seal([current]) }

@@ -7,7 +7,7 @@ import Logging
 /// The server runs a round at start and then every `RetentionService.interval`;
 /// `sync-server storage gc` runs one while the server is stopped.
 public struct StorageGC: Sendable {
-    let metadata: MetadataStore
+    let metadata: any MetadataBackend
     let chunks: ChunkStore
     let retention: Duration
     /// A sealed pack whose live fraction is below this is rewritten.
@@ -20,7 +20,7 @@ public struct StorageGC: Sendable {
         var report = Report()
         report.packBytesBefore = try await packBytes()
         report.versionsPruned = try await ServerAdmin(metadata: metadata).pruneHistory(retention: retention, now: now)
-        let dropped = try await ChunkGC.collect(pool: metadata.pool, now: Int64(now.timeIntervalSince1970))
+        let dropped = try await chunks.index.collectGarbage(now: Int64(now.timeIntervalSince1970), grace: ChunkGC.graceSeconds)
         report.chunksDropped = dropped.chunks
         report.bytesDropped = dropped.bytes
         let compacted = try await compact()

@@ -6,7 +6,7 @@ import Hummingbird
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
     let tokens: TokenStore
-    let metadata: MetadataStore
+    let metadata: any MetadataBackend
     let inFlight: DeviceRequestLimiter
     let metrics: ServerMetrics
 

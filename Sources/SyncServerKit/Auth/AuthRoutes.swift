@@ -4,7 +4,7 @@ import SyncCore
 
 /// `POST /v1/auth/token`: credential in, short-lived access token out.
 struct AuthRoutes {
-    let metadata: MetadataStore
+    let metadata: any MetadataBackend
     let tokens: TokenStore
     let tokenLifetime: Duration
     let metrics: ServerMetrics

@@ -21,7 +21,7 @@ final class ChunkStore: Sendable {
     let packsDir: String
     /// Where the chunk files of the old layout are (`data_dir/chunks`).
     let legacyRoot: String
-    let index: ChunkIndex
+    let index: any ChunkIndexBackend
     /// The local pack directory: every pack while it is written, and all of them unless
     /// they are kept in object storage.
     let packFiles: FilesystemBlobStore
@@ -34,23 +34,31 @@ final class ChunkStore: Sendable {
     /// Packs are sealed once the next upload would take them past this (~64 MiB).
     static let defaultRotation: Int64 = 64 << 20
 
-    init(
-        packsDir: String, legacyRoot: String, metadata: MetadataStore, rotateAt: Int64 = defaultRotation,
+    /// Opens the pack files in `packsDir` (and the bucket, with `objectStore`) over `index`.
+    /// Recovery is separate (`recover()`, `recoverRemote()`), run before serving.
+    static func open(
+        packsDir: String, legacyRoot: String, index: any ChunkIndexBackend, rotateAt: Int64 = defaultRotation,
         objectStore: S3Client? = nil,
         logger: Logger = Logger(label: "sync-server.chunks", factory: { _ in SwiftLogNoOpLogHandler() }),
         threadPool: NIOThreadPool = .singleton
-    ) throws {
-        let index = ChunkIndex(pool: metadata.pool)
+    ) async throws -> ChunkStore {
         let files = FilesystemBlobStore(directory: packsDir, threadPool: threadPool)
         let nextID: PackID
         do {
             try POSIX.makeDirectories(packsDir)
-            let known = try files.listBlocking().keys.max() ?? 0
-            let recorded = try index.packRows().keys.max() ?? 0
-            nextID = max(known, recorded) + 1
+            nextID = try await index.firstPackID(filesKnown: try files.listBlocking().keys.max() ?? 0)
         } catch {
             throw APIError.internalError("cannot open the chunk store in \(packsDir): \(error)", cause: error)
         }
+        return ChunkStore(
+            packsDir: packsDir, legacyRoot: legacyRoot, index: index, files: files, nextID: nextID, rotateAt: rotateAt,
+            objectStore: objectStore, logger: logger, threadPool: threadPool)
+    }
+
+    private init(
+        packsDir: String, legacyRoot: String, index: any ChunkIndexBackend, files: FilesystemBlobStore, nextID: PackID,
+        rotateAt: Int64, objectStore: S3Client?, logger: Logger, threadPool: NIOThreadPool
+    ) {
         self.packsDir = packsDir
         self.legacyRoot = legacyRoot
         self.index = index
@@ -63,7 +71,6 @@ final class ChunkStore: Sendable {
         self.threadPool = threadPool
     }
 
-    /// `fdatasync` calls made by uploads so far (for tests and metrics).
     var syncCalls: Int { writer.syncs }
 
     /// Runs blocking work on the thread pool.
@@ -89,10 +96,10 @@ final class ChunkStore: Sendable {
 
     /// Checks the packs and imports old-layout chunk files; call once, before serving, with
     /// no other process writing to this data directory.
-    func recover() throws {
+    func recover() async throws {
         let started = ContinuousClock.now
-        let packs = try PackRecovery.run(files: packFiles, index: index, remote: blobs.isRemote, logger: logger)
-        let legacy = try LegacyImport.run(root: legacyRoot, store: self)
+        let packs = try await PackRecovery.run(files: packFiles, index: index, remote: blobs.isRemote, logger: logger)
+        let legacy = try await LegacyImport.run(root: legacyRoot, store: self)
         if packs.verified > 0 || packs.retiredRemoved > 0 || legacy.imported > 0 || legacy.damaged > 0 {
             logger.info(
                 "chunk store checked",

@@ -4,7 +4,7 @@ import SyncCore
 
 /// `POST /v1/folders/{folder}/commit`.
 struct CommitRoutes {
-    let metadata: MetadataStore
+    let metadata: any MetadataBackend
     let notifier: ChangeNotifier
     let metrics: ServerMetrics
 

@@ -4,7 +4,7 @@ import SyncCore
 
 /// `GET /v1/folders/{folder}/changes` (with long-poll) and `GET …/history`.
 struct FeedRoutes {
-    let metadata: MetadataStore
+    let metadata: any MetadataBackend
     let notifier: ChangeNotifier
     let metrics: ServerMetrics
 

@@ -5,7 +5,7 @@ import ObjectStorage
 /// database answers a read, and the pack directory is a directory the server may write
 /// (uploads append there). `/v1/health` only says the process answers.
 struct ReadinessCheck: Sendable {
-    let metadata: MetadataStore
+    let metadata: any MetadataBackend
     let packsDir: String
     /// The bucket packs are kept in, if they are: it must answer too.
     var objectStore: S3Client?

@@ -28,6 +28,13 @@ protocol MetadataBackend: Sendable {
     func pruneHistory(before cutoff: Int64) async throws -> Int
     /// Forgets remembered commit replies older than `cutoff`; returns how many.
     func pruneCommitReplies(before cutoff: Int64) async throws -> Int
+    /// What `sync-server status` shows: folders with their live files, devices, chunks, packs.
+    func summary() async throws -> ServerAdmin.Summary
+    /// Deletes the folder with its entries, history, grants and replies; false if there was none.
+    func removeFolder(_ id: String) async throws -> Bool
+    /// For `storage check`, in one snapshot: each chunk the live entries and kept versions
+    /// reference (with who references it), and where the index says each one is.
+    func chunkReferences() async throws -> (references: [String: [StorageCheck.Reference]], locations: [String: ChunkLocation])
 }
 
 /// Folders, devices and grants, in either store.
@@ -50,3 +57,10 @@ protocol AccountBackend: Sendable {
 
 extension MetadataStore: MetadataBackend {}
 extension AccountStore: AccountBackend {}
+
+extension MetadataBackend {
+    /// A commit without a commit id, its chunks not checked (admin tools and tests).
+    func commit(folder: String, device: String, changes: [CommitChange]) async throws -> CommitResponse? {
+        try await commit(folder: folder, device: device, changes: changes, idempotency: nil, checkingChunksOf: nil)
+    }
+}

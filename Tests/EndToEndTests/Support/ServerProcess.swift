@@ -17,7 +17,10 @@ final class ServerProcess: @unchecked Sendable {
     private let http: HTTPClient?
     var url: String { "\(certificates == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
-    init(dir: String, port: Int? = nil, tls certificates: TestCertificates? = nil) throws {
+    /// `sqliteOnly`: SQLite metadata even in the PostgreSQL pass (what only SQLite has yet:
+    /// `storage copy`).
+    init(dir: String, port: Int? = nil, tls certificates: TestCertificates? = nil, sqliteOnly: Bool = false) throws {
+        self.sqliteOnly = sqliteOnly
         self.dir = dir
         self.port = try port ?? freePort()
         self.certificates = certificates
@@ -37,8 +40,20 @@ final class ServerProcess: @unchecked Sendable {
             \(tls)
             [storage]
             retention = "30d"
+            \(try metadataLine())
             \(storage)
             """)
+    }
+
+    /// With `SYNCD_TEST_SERVER_METADATA=postgres` every server of the run keeps its metadata in
+    /// a database of its own in the run's PostgreSQL cluster (the second end-to-end pass of
+    /// scripts/test.sh); else the embedded SQLite default.
+    private(set) var postgresURL: String?
+    private let sqliteOnly: Bool
+    private func metadataLine() throws -> String {
+        guard ProcessInfo.processInfo.environment["SYNCD_TEST_SERVER_METADATA"] == "postgres", !sqliteOnly else { return "" }
+        if postgresURL == nil { postgresURL = try PostgresServer.shared().database("server") + "?sslmode=disable" }
+        return "metadata = \"\(postgresURL ?? "")\""
     }
 
     deinit {

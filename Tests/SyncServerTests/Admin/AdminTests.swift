@@ -30,7 +30,7 @@ struct AdminTests {
             #expect(error?.code == .notFound)
             #expect(error?.message.contains("nope") == true)
             // Nothing was half-created.
-            let devices = try await fixture.server.metadata.pool.read { db in
+            let devices = try await (try fixture.pool).read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices")
             }
             #expect(devices == 1)

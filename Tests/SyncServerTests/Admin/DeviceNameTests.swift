@@ -47,7 +47,7 @@ struct DeviceNameTests {
 
     @Test func theDatabaseRefusesADuplicateNameToo() async throws {
         try await Fixture.with { fixture in
-            let pool = fixture.server.metadata.pool
+            let pool = (try fixture.pool)
             let error = #expect(throws: DatabaseError.self) {
                 try pool.write { db in
                     try db.execute(sql: "INSERT INTO devices (id, name, secret_hash, created_at) VALUES ('0123456789abcdef', 'laptop', 'h', 0)")

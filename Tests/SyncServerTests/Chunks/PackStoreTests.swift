@@ -30,7 +30,7 @@ struct PackStoreTests {
                 // 1,040-byte records, sealed before the next would pass 4,096: 3 per pack.
                 #expect(packs.count == 4)
                 #expect(packs.values.allSatisfy { $0 <= 4096 })
-                let sealed = try await fixture.server.metadata.pool.read { db in
+                let sealed = try await (try fixture.pool).read { db in
                     try Int.fetchOne(db, sql: "SELECT count(*) FROM packs WHERE sealed = 1")
                 }
                 #expect(sealed == 3)

@@ -33,7 +33,7 @@ struct RevocationTests {
             try await fixture.server.makeApplication().test(.router) { client in
                 let other = try await fixture.server.admin.addDevice(name: "phone", folders: [Fixture.folder])
                 // Two devices of one name exist only in databases from before v8-unique-device-names.
-                try await fixture.server.metadata.pool.write { db in
+                try await (try fixture.pool).write { db in
                     try db.execute(sql: "DROP TRIGGER devices_unique_name_insert")
                     try db.execute(sql: "INSERT INTO devices (id, name, secret_hash, created_at) VALUES ('0123456789abcdef', 'phone', 'h', 0)")
                 }

@@ -11,7 +11,7 @@ struct RunTests {
         let tmp = try TemporaryDirectory("server-run")
         defer { tmp.remove() }
         let dir = tmp.path
-        let server = try SyncServer(
+        let server = try await SyncServer.open(
             settings: ServerSettings(host: "127.0.0.1", port: 0, dataDir: dir),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let (addresses, continuation) = AsyncStream.makeStream(of: ListeningAddress.self)

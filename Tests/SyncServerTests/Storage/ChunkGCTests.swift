@@ -56,7 +56,7 @@ struct ChunkGCTests {
             }
             // Both uploaded 20 h ago; a client is then told one of them is there (dedup).
             let twentyHoursAgo = MetadataStore.nowSeconds() - 20 * 3600
-            try await fixture.server.metadata.pool.write { db in
+            try await (try fixture.pool).write { db in
                 try db.execute(sql: "UPDATE chunk_index SET touched_at = ?", arguments: [twentyHoursAgo])
             }
             #expect(try await fixture.server.chunks.missing([Make.hash(aged)]).isEmpty)
@@ -72,13 +72,13 @@ struct ChunkGCTests {
             let hash = Make.hash(chunk)
             #expect(try await fixture.server.chunks.store(hash: hash, bytes: .init(bytes: chunk)))
             let cutoff = MetadataStore.nowSeconds() + 3600
-            let pool = fixture.server.metadata.pool
+            let pool = (try fixture.pool)
             let candidates = try await pool.read { db in try ChunkGC.candidates(db: db, touchedBefore: cutoff) }
             #expect(candidates.hashes == [hash])
             // A client that was told the chunk is there commits it now.
             let checked = try CommitValidator.check(CommitRequest(changes: [Make.file("late", chunks: [chunk])]))
             let response = try await fixture.server.metadata.commit(
-                folder: Fixture.folder, device: fixture.deviceID, changes: checked.changes, checkingChunksOf: checked)
+                folder: Fixture.folder, device: fixture.deviceID, changes: checked.changes, idempotency: nil, checkingChunksOf: checked)
             #expect(response?.results.first?.status == .ok)
             let dropped = try await pool.write { db in try ChunkGC.drop(candidates, touchedBefore: cutoff, db: db) }
             #expect(dropped == ChunkGC.Dropped())

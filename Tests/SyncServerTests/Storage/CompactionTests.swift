@@ -51,7 +51,7 @@ struct CompactionTests {
             #expect(try await StorageCheck.run(dataDir: fixture.dataDir).problems.isEmpty)
 
             // After a restart everything is still there and nothing collected came back.
-            let restarted = try fixture.reopened(packRotation: 6200)
+            let restarted = try await fixture.reopened(packRotation: 6200)
             #expect(try await restarted.indexedChunks() == Set(kept.map(Make.hash)))
         }
     }
@@ -110,7 +110,7 @@ struct CompactionTests {
             let report = try await fixture.gc(at: .inDays(2))
             // The pack being written is 85 % live: not compacted, the garbage's bytes stay in it.
             #expect(report.chunksDropped == 1 && report.packsRewritten == 0)
-            let restarted = try fixture.reopened()
+            let restarted = try await fixture.reopened()
             #expect(try await restarted.server.chunks.missing([Make.hash(garbage)]) == [Make.hash(garbage)])
             #expect(try await restarted.indexedChunks() == [Make.hash(live)])
         }
@@ -122,11 +122,11 @@ struct CompactionTests {
             try await upload(chunks, keep: [chunks[3]], fixture: fixture)
             let first = try await fixture.server.chunks.location(Make.hash(chunks[0])).pack
             // As a compaction killed between retiring the pack and deleting its file leaves it.
-            try await fixture.server.metadata.pool.write { db in
+            try await (try fixture.pool).write { db in
                 try db.execute(sql: "DELETE FROM chunk_index WHERE pack_id = ?", arguments: [first])
                 try db.execute(sql: "UPDATE packs SET retired = 1 WHERE id = ?", arguments: [first])
             }
-            let restarted = try fixture.reopened(packRotation: 6200)
+            let restarted = try await fixture.reopened(packRotation: 6200)
             #expect(try restarted.server.chunks.packsOnDisk()[first] == nil)
             #expect(try await restarted.server.chunks.index.usage().contains { $0.pack == first } == false)
             #expect(try await restarted.server.chunks.missing(chunks.map(Make.hash)) == chunks[0..<3].map(Make.hash))
@@ -136,12 +136,12 @@ struct CompactionTests {
     @Test func nothingIsIndexedIntoARetiredPack() async throws {
         try await Fixture.with { fixture in
             let chunk = Self.chunk(80)
-            try await fixture.server.metadata.pool.write { db in
+            try await (try fixture.pool).write { db in
                 try db.execute(sql: "INSERT INTO packs (id, durable_length, sealed, retired) VALUES (99, 0, 1, 1)")
             }
             let location = ChunkLocation(pack: 99, offset: 40, length: Int64(chunk.count))
             await #expect(throws: PackRetired.self) {
-                _ = try await fixture.server.chunks.index.insert([(Make.hash(chunk), location)], pack: 99, durableLength: 2040)
+                _ = try await fixture.server.chunks.index.insert([(Make.hash(chunk), location)], pack: 99, durableLength: 2040, sealed: false)
             }
             #expect(try await fixture.indexedChunks().isEmpty)
         }

@@ -35,7 +35,7 @@ struct LegacyDataDirTests {
             _ = try await fixture.server.metadata.commit(
                 folder: Fixture.folder, device: fixture.deviceID, changes: [Make.file("old.bin", chunks: [a, b])])
 
-            let restarted = try fixture.reopened()
+            let restarted = try await fixture.reopened()
             let chunks = restarted.server.chunks
             #expect(try await chunks.missing([Make.hash(a), Make.hash(b), rottenName]) == [rottenName])
             #expect(!FileManager.default.fileExists(atPath: LegacyImport.path(root: fixture.dataDir + "/chunks", hash: Make.hash(a))))
@@ -62,14 +62,14 @@ struct LegacyDataDirTests {
             let a = pseudoRandomBytes(count: 4000, seed: 5_001)
             try FileManager.default.createDirectory(atPath: fixture.dataDir + "/chunks/tmp", withIntermediateDirectories: true)
             try Self.writeLegacyChunk(a, dataDir: fixture.dataDir)
-            let first = try fixture.reopened()
+            let first = try await fixture.reopened()
             let packBytes = try first.server.chunks.packsOnDisk().values.reduce(0, +)
             #expect(packBytes == Int64(a.count + PackRecord.headerSize))
             // As if the crash came after the index transaction, before the unlink.
             try FileManager.default.createDirectory(atPath: fixture.dataDir + "/chunks/tmp", withIntermediateDirectories: true)
             try Self.writeLegacyChunk(a, dataDir: fixture.dataDir)
 
-            let second = try fixture.reopened()
+            let second = try await fixture.reopened()
             #expect(try second.server.chunks.packsOnDisk().values.reduce(0, +) == packBytes)
             #expect(!FileManager.default.fileExists(atPath: fixture.dataDir + "/chunks"))
             let at = try await second.server.chunks.location(Make.hash(a))

@@ -48,7 +48,7 @@ struct ObjectStoragePackTests {
                 #expect(objects.count == 4)
                 #expect(objects.keys.allSatisfy { $0.hasPrefix("srv/packs/") })
                 #expect(try fixture.server.chunks.packsOnDisk().isEmpty)
-                let unsealed = try await fixture.server.metadata.pool.read { db in
+                let unsealed = try await (try fixture.pool).read { db in
                     try Int.fetchOne(db, sql: "SELECT count(*) FROM packs WHERE sealed = 0")
                 }
                 #expect(unsealed == 0)
@@ -114,7 +114,7 @@ struct ObjectStoragePackTests {
             let orphanKey = s3.key("packs/" + PackName.file(41))
             try await s3.put(key: orphanKey, bytes: bytes)
 
-            let restarted = try fixture.reopened()
+            let restarted = try await fixture.reopened()
             let report = try await restarted.server.chunks.recoverRemote()
             #expect(report.uploaded == 1)
             #expect(report.orphansDeleted == 1)
@@ -136,7 +136,7 @@ struct ObjectStoragePackTests {
                 try await client.putChunk(chunk, token: try await client.token(fixture.credential))
             }
             for object in try await Self.packObjects(s3).keys { try await s3.delete(key: object) }
-            let restarted = try fixture.reopened()
+            let restarted = try await fixture.reopened()
             let report = try await restarted.server.chunks.recoverRemote()
             #expect(report.dropped == [Make.hash(chunk)])
             #expect(try await restarted.server.chunks.missing([Make.hash(chunk)]) == [Make.hash(chunk)])
@@ -179,7 +179,7 @@ extension ObjectStoragePackTests {
             let local = try fixture.server.chunks.packsOnDisk()
             #expect(local.count == 4)
             let moved = Fixture(
-                tmp: fixture.tmp, server: try Fixture.openServer(dataDir: fixture.dataDir, blobs: blobs), credential: fixture.credential)
+                tmp: fixture.tmp, server: try await Fixture.openServer(dataDir: fixture.dataDir, blobs: blobs), credential: fixture.credential)
             let report = try await moved.server.chunks.recoverRemote()
             #expect(report.uploaded == 4)
             #expect(try moved.server.chunks.packsOnDisk().isEmpty)

@@ -27,7 +27,7 @@ struct PackRecoveryTests {
             try PackFile.truncate(path, to: last.offset + 1000)
             try PackFile.append(path, pseudoRandomBytes(count: 700, seed: 99))
 
-            let restarted = try fixture.reopened()
+            let restarted = try await fixture.reopened()
             let hashes = chunks.map(Make.hash)
             #expect(try await restarted.server.chunks.missing(hashes) == [hashes[2]])
             #expect(try PackFile.size(path) == last.recordStart)
@@ -57,7 +57,7 @@ struct PackRecoveryTests {
             torn += [0, 0, 0, 0, 0, 0, 0x10, 0] + [UInt8](repeating: 1, count: 100)
             try PackFile.append(path, torn)
 
-            let restarted = try fixture.reopened()
+            let restarted = try await fixture.reopened()
             #expect(try await restarted.server.chunks.missing(chunks.map(Make.hash)).isEmpty)
             #expect(try PackFile.size(path) == location.recordEnd)
             for chunk in chunks {
@@ -78,7 +78,7 @@ struct PackRecoveryTests {
             // One bit flipped in the second record's bytes, inside what was fsynced and indexed.
             try await fixture.server.chunks.rot(hashes[1], at: 100)
 
-            let restarted = try fixture.reopened()
+            let restarted = try await fixture.reopened()
             // Only the rotted chunk is forgotten (clients send it again); the pack is not cut.
             #expect(try await restarted.server.chunks.missing(hashes) == [hashes[1]])
             #expect(try PackFile.size(path) == size)
@@ -99,7 +99,7 @@ struct PackRecoveryTests {
             #expect(first.pack == second.pack)
             try PackFile.truncate(fixture.server.chunks.packPath(first.pack), to: second.offset + 10)
 
-            let restarted = try fixture.reopened(packRotation: 7000)
+            let restarted = try await fixture.reopened(packRotation: 7000)
             let hashes = chunks.map(Make.hash)
             #expect(try await restarted.server.chunks.missing(hashes) == [hashes[1]])
         }
@@ -112,7 +112,7 @@ struct PackRecoveryTests {
             let gone = try await fixture.server.chunks.location(Make.hash(chunks[1]))
             #expect(unlink(fixture.server.chunks.packPath(gone.pack)) == 0)
 
-            let restarted = try fixture.reopened(packRotation: 4000)
+            let restarted = try await fixture.reopened(packRotation: 4000)
             let hashes = chunks.map(Make.hash)
             #expect(try await restarted.server.chunks.missing(hashes) == [hashes[1]])
         }

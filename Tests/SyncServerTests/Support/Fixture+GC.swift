@@ -17,7 +17,7 @@ extension Fixture {
 
     /// Chunk hashes the index holds.
     func indexedChunks() async throws -> Set<String> {
-        Set(try await server.metadata.pool.read { db in try String.fetchAll(db, sql: "SELECT hash FROM chunk_index") })
+        Set(try await pool.read { db in try String.fetchAll(db, sql: "SELECT hash FROM chunk_index") })
     }
 
     /// Bytes of all pack files on disk.

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import SyncCore
 import Testing
@@ -20,7 +21,7 @@ struct Fixture {
         tokenLifetime: Duration = .seconds(3600), packRotation: Int64? = nil, blobs: ServerSettings.Blobs = .filesystem
     ) async throws -> Fixture {
         let tmp = try TemporaryDirectory("server")
-        let server = try openServer(dataDir: tmp.path, tokenLifetime: tokenLifetime, packRotation: packRotation, blobs: blobs)
+        let server = try await openServer(dataDir: tmp.path, tokenLifetime: tokenLifetime, packRotation: packRotation, blobs: blobs)
         try await server.admin.addFolder(folder)
         try await server.admin.addFolder(privateFolder)
         let credential = try await server.admin.addDevice(name: "laptop", folders: [folder])
@@ -39,21 +40,28 @@ struct Fixture {
 
     static func openServer(
         dataDir: String, tokenLifetime: Duration = .seconds(3600), packRotation: Int64? = nil, blobs: ServerSettings.Blobs = .filesystem
-    ) throws -> SyncServer {
+    ) async throws -> SyncServer {
         var settings = ServerSettings(host: "127.0.0.1", port: 0, dataDir: dataDir, tokenLifetime: tokenLifetime, blobs: blobs)
         if let packRotation { settings.packRotationBytes = packRotation }
-        return try SyncServer(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return try await SyncServer.open(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
     /// The same data directory opened by a new server, as after a restart (or a crash: the
     /// old server object is simply no longer used).
-    func reopened(packRotation: Int64? = nil) throws -> Fixture {
+    func reopened(packRotation: Int64? = nil) async throws -> Fixture {
         Fixture(
-            tmp: tmp, server: try Self.openServer(dataDir: tmp.path, packRotation: packRotation, blobs: server.settings.blobs),
+            tmp: tmp, server: try await Self.openServer(dataDir: tmp.path, packRotation: packRotation, blobs: server.settings.blobs),
             credential: credential)
     }
 
     var dataDir: String { tmp.path }
+    /// The SQLite store under the server (tests that look into its tables).
+    var pool: DatabasePool {
+        get throws {
+            guard let sqlite = server.opened.sqlite else { throw TestFailure("this fixture's server is not on SQLite") }
+            return sqlite.pool
+        }
+    }
     var deviceID: String { String(credential.prefix(16)) }
 }
 

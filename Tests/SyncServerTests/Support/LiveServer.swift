@@ -19,7 +19,7 @@ struct LiveServer {
         let tmp = try TemporaryDirectory("live-server")
         let settings = ServerSettings(
             host: "127.0.0.1", port: 0, dataDir: tmp.path, idleTimeout: idleTimeout, maxRequestsPerDevice: maxRequestsPerDevice)
-        let server = try SyncServer(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let server = try await SyncServer.open(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await server.admin.addFolder(Fixture.folder)
         let credential = try await server.admin.addDevice(name: "laptop", folders: [Fixture.folder])
         let (addresses, continuation) = AsyncStream.makeStream(of: ListeningAddress.self)

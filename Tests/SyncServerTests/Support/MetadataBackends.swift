@@ -23,7 +23,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let stores = try (0..<instances).map { _ in try MetadataStore(path: tmp.path + "/metadata.sqlite") }
             try await body(stores)
         case .postgres:
-            let server = try await PostgresServer.shared()
+            let server = try PostgresServer.shared()
             let location = try PostgresLocation(url: try server.database("metadata") + "?sslmode=disable")
             var stores: [PostgresMetadataStore] = []
             do {

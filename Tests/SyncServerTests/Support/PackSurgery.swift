@@ -29,7 +29,8 @@ extension ChunkStore {
 
     /// Removes the chunk's index row (its bytes stay in the pack).
     func forget(_ hash: String) async throws {
-        try await index.pool.write { db in try db.execute(sql: "DELETE FROM chunk_index WHERE hash = ?", arguments: [hash]) }
+        let sqlite = try #require(index as? ChunkIndex, "this chunk store is not on SQLite")
+        try await sqlite.pool.write { db in try db.execute(sql: "DELETE FROM chunk_index WHERE hash = ?", arguments: [hash]) }
     }
 }
 

@@ -8,7 +8,7 @@ extension ChunkIndex {
     /// the collector's drop serialize, so a chunk reported present is not collected for at
     /// least half the grace period after the answer (decision 0012). Absent ones are left out.
     func locationsRenewing(
-        _ hashes: [String], now: Int64 = MetadataStore.nowSeconds(), grace: Int64 = ChunkGC.graceSeconds
+        _ hashes: [String], now: Int64, grace: Int64
     ) async throws -> [String: ChunkLocation] {
         let found = try await pool.read { db in try Self.touched(hashes, db: db) }
         let stale = found.filter { $0.value.touchedAt < now - grace / 2 }.map(\.key)

@@ -92,7 +92,7 @@ extension ChunkIndex {
         var retired = false
     }
 
-    func packRows() throws -> [PackID: PackRow] {
+    func packRowsBlocking() throws -> [PackID: PackRow] {
         try pool.read { db in
             var rows: [PackID: PackRow] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, durable_length, sealed, retired FROM packs") {
@@ -108,7 +108,7 @@ extension ChunkIndex {
     /// sealed at `validEnd`. Below `trustedEnd` the index was written after the bytes, so a
     /// record it does not name there is garbage (collected, a duplicate, or a compaction's
     /// copy whose rows never moved) and is not brought back.
-    func reconcile(pack: PackID, verified: [ScannedRecord], validEnd: Int64, trustedEnd: Int64) throws -> [String] {
+    func reconcileBlocking(pack: PackID, verified: [ScannedRecord], validEnd: Int64, trustedEnd: Int64) throws -> [String] {
         try pool.write { db in
             let good = Dictionary(verified.map { ($0.hash, $0.location) }, uniquingKeysWith: { first, _ in first })
             var dropped: [String] = []
@@ -126,7 +126,7 @@ extension ChunkIndex {
 
     /// Forgets a pack whose file is gone (or a retired one, which has no rows); returns the
     /// hashes that were indexed in it.
-    func dropPack(_ pack: PackID) throws -> [String] {
+    func dropPackBlocking(_ pack: PackID) throws -> [String] {
         try pool.write { db in
             let hashes = try String.fetchAll(db, sql: "SELECT hash FROM chunk_index WHERE pack_id = ?", arguments: [pack])
             try db.execute(sql: "DELETE FROM chunk_index WHERE pack_id = ?", arguments: [pack])

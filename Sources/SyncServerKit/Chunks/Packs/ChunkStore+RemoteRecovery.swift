@@ -19,9 +19,9 @@ extension ChunkStore {
         guard let store = blobs as? S3BlobStore else { return RemoteRecovery() }
         var report = RemoteRecovery()
         var remote = try await store.remote()
-        for (id, row) in try index.packRows().sorted(by: { $0.key < $1.key }) where row.retired {
+        for (id, row) in try await index.packRows().sorted(by: { $0.key < $1.key }) where row.retired {
             if remote[id] != nil { try await store.delete(pack: id) }
-            _ = try index.dropPack(id)
+            _ = try await index.dropPack(id)
             remote[id] = nil
             report.retiredRemoved += 1
         }
@@ -32,9 +32,9 @@ extension ChunkStore {
             remote[id] = size
             report.uploaded += 1
         }
-        let rows = try index.packRows()
+        let rows = try await index.packRows()
         for id in rows.keys.sorted() where remote[id] == nil {
-            let lost = try index.dropPack(id)
+            let lost = try await index.dropPack(id)
             report.dropped += lost
             logger.error(
                 "pack \(store.name(of: id)) is missing from the bucket: the \(lost.count) chunk(s) indexed in it are forgotten (clients are told they are missing)")

@@ -21,7 +21,7 @@ enum LegacyImport {
         "\(root)/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(hash)"
     }
 
-    static func run(root: String, store: ChunkStore) throws -> Report {
+    static func run(root: String, store: ChunkStore) async throws -> Report {
         var report = Report()
         guard access(root, F_OK) == 0 else { return report }
         var group: [(hash: String, path: String)] = []
@@ -34,7 +34,7 @@ enum LegacyImport {
                     var info = stat()
                     guard stat(path, &info) == 0 else { throw StoreIOError(operation: "stat", path: path, code: errno) }
                     if !group.isEmpty && (groupSize + Int(info.st_size) > groupBytes || group.count >= groupFiles) {
-                        try importGroup(group, root: root, store: store, report: &report)
+                        try await importGroup(group, root: root, store: store, report: &report)
                         group = []
                         groupSize = 0
                     }
@@ -43,7 +43,7 @@ enum LegacyImport {
                 }
             }
         }
-        if !group.isEmpty { try importGroup(group, root: root, store: store, report: &report) }
+        if !group.isEmpty { try await importGroup(group, root: root, store: store, report: &report) }
         try removeEmptyDirectories(root: root)
         return report
     }
@@ -54,8 +54,8 @@ enum LegacyImport {
 
     private static func importGroup(
         _ group: [(hash: String, path: String)], root: String, store: ChunkStore, report: inout Report
-    ) throws {
-        let known = try store.index.pool.read { db in try ChunkIndex.locations(of: group.map(\.hash), db: db) }
+    ) async throws {
+        let known = try await store.index.locations(of: group.map(\.hash))
         var batch = PackBatch()
         var done: [String] = []
         for file in group {
@@ -75,10 +75,10 @@ enum LegacyImport {
         if !batch.isEmpty {
             let appended = try store.writer.append(batch)
             let located = zip(batch.records, appended.locations).map { (hash: $0.hash, location: $1) }
-            try store.index.pool.write { db in
-                for pack in appended.sealed { try db.execute(sql: "UPDATE packs SET sealed = 1 WHERE id = ?", arguments: [pack]) }
-                _ = try ChunkIndex.insert(located, pack: appended.locations[0].pack, durableLength: appended.durableLength, db: db)
-            }
+            _ = try await store.index.insert(
+                located, pack: appended.locations[0].pack, durableLength: appended.durableLength, sealed: false)
+            // A crash before this leaves those packs unsealed: verified again at the next start.
+            try await store.index.markSealed(appended.sealed)
             report.imported += batch.records.count
         }
         for path in done where unlink(path) != 0 && errno != ENOENT {

@@ -27,9 +27,9 @@ enum PackRecovery {
         var dropped: [String] = []
     }
 
-    static func run(files: FilesystemBlobStore, index: ChunkIndex, remote: Bool = false, logger: Logger) throws -> Report {
+    static func run(files: FilesystemBlobStore, index: any ChunkIndexBackend, remote: Bool = false, logger: Logger) async throws -> Report {
         var report = Report()
-        var rows = try index.packRows()
+        var rows = try await index.packRows()
         var sizes = try files.listBlocking()
         // Compaction moved every row away from these and was deleting them: finish that,
         // never read them again (their records are garbage or copies).
@@ -40,13 +40,13 @@ enum PackRecovery {
                 sizes[id] = nil
                 continue
             }
-            _ = try index.dropPack(id)
+            _ = try await index.dropPack(id)
             rows[id] = nil
             sizes[id] = nil
             report.retiredRemoved += 1
         }
         for id in rows.keys.sorted() where sizes[id] == nil && !remote {
-            let lost = try index.dropPack(id)
+            let lost = try await index.dropPack(id)
             report.dropped += lost
             logger.error(
                 "pack \(files.path(of: id)) is missing: the \(lost.count) chunk(s) indexed in it are forgotten (clients are told they are missing)")
@@ -56,7 +56,7 @@ enum PackRecovery {
             if let row = rows[id], row.sealed {
                 logger.error("pack \(files.path(of: id)) is \(size) bytes, \(row.durableLength) were recorded: verifying it")
             }
-            try verify(
+            try await verify(
                 pack: id, path: files.path(of: id), trustedEnd: rows[id]?.durableLength ?? 0, index: index, logger: logger,
                 report: &report)
         }
@@ -64,8 +64,8 @@ enum PackRecovery {
     }
 
     private static func verify(
-        pack: PackID, path: String, trustedEnd: Int64, index: ChunkIndex, logger: Logger, report: inout Report
-    ) throws {
+        pack: PackID, path: String, trustedEnd: Int64, index: any ChunkIndexBackend, logger: Logger, report: inout Report
+    ) async throws {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw StoreIOError(operation: "open pack", path: path, code: errno) }
         defer { close(fd) }
@@ -83,7 +83,7 @@ enum PackRecovery {
         }
         // What was written by a process that died may still be only in the page cache.
         try POSIX.dataSync(fd: fd, path: path)
-        let dropped = try index.reconcile(pack: pack, verified: scan.records, validEnd: scan.validEnd, trustedEnd: trustedEnd)
+        let dropped = try await index.reconcile(pack: pack, verified: scan.records, validEnd: scan.validEnd, trustedEnd: trustedEnd)
         if !dropped.isEmpty {
             logger.warning(
                 "pack \(path): \(dropped.count) indexed chunk(s) were not intact and are forgotten: \(dropped.prefix(5).joined(separator: ", "))")

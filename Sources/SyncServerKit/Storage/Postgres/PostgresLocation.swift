@@ -4,18 +4,18 @@ import Foundation
 /// (`postgresql://` too). The password comes from the URL, else from `password_file` (its
 /// first line), else from `PGPASSWORD`; none at all is allowed (trust or peer setups).
 /// `?sslmode=disable|prefer|require` as libpq reads it.
-struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
-    var host: String
-    var port: Int
-    var user: String
-    var password: String?
-    var database: String
-    var sslMode: SSLMode = .prefer
+public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String
+    public var sslMode: SSLMode = .prefer
 
-    enum SSLMode: String, Sendable { case disable, prefer, require }
+    public enum SSLMode: String, Sendable { case disable, prefer, require }
 
     /// Parses `url`; `passwordFile` and `environment` are consulted only when the URL has no password.
-    init(url: String, passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public init(url: String, passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
             ["postgres", "postgresql"].contains(scheme)
         else { throw APIError.badRequest("storage.metadata: \(Self.redacted(url)) is not a postgres://USER@HOST:PORT/DATABASE URL") }
@@ -56,9 +56,9 @@ struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The URL without its password, for messages and logs.
-    var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+    public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
 
-    static func redacted(_ url: String) -> String {
+    public static func redacted(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.password != nil else { return url }
         components.password = "…"
         return components.string ?? "(unparsable URL)"

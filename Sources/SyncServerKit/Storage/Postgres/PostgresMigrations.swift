@@ -12,7 +12,10 @@ import PostgresNIO
 /// depends on it).
 enum PostgresMigrations {
     static let all: [(id: String, sql: [String])] = [
-        ("p1-initial", p1Initial)
+        ("p1-initial", p1Initial),
+        // Pack ids come in blocks, one block per server start (`PostgresChunkIndex.firstPackID`):
+        // instances sharing a bucket never name two packs alike.
+        ("p2-pack-id-blocks", ["CREATE SEQUENCE pack_blocks"]),
     ]
 
     /// The advisory lock key migrations take ("syncmigr").
