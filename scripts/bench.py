@@ -352,7 +352,8 @@ def log_took(path, marker, nth=-1):
         with open(path, errors="replace") as f:
             for line in f:
                 if marker in line and "took=" in line:
-                    v = line.split("took=", 1)[1].split()
+                    # took="0.05 seconds": the log quotes a value with a space
+                    v = line.split("took=", 1)[1].lstrip('"').replace('"', " ").split()
                     try:
                         found.append(float(v[0]) * {"seconds": 1, "milliseconds": 1e-3}.get(v[1] if len(v) > 1 else "seconds", 1))
                     except (ValueError, IndexError):

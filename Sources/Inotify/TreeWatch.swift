@@ -16,7 +16,9 @@ enum TreeWatch {
             guard let handle = opendir(dir) else { continue }
             defer { closedir(handle) }
             while let entry = readdir(handle) {
+                // Only directories are watched: a file's name is not even made a String.
                 let type = entry.pointee.d_type
+                guard type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN) else { continue }
                 let name = withUnsafePointer(to: entry.pointee.d_name) {
                     $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
                 }

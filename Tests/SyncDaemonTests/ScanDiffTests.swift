@@ -11,10 +11,16 @@ struct ScanDiffTests {
 
     @Test func unchangedSyncedPathsAreSkippedTheRestAndTheGoneAreJournaled() {
         var baseline = ScanBaseline()
-        baseline.local["same"] = .init(stat: stat(), inSync: true)
-        baseline.local["touched"] = .init(stat: stat(mtime: 1), inSync: true)
-        baseline.local["unsynced"] = .init(stat: stat(), inSync: false)
-        baseline.liveBase = [("same", false), ("gone", false), ("gone-dir", true), ("ignored", false)]
+        baseline.add("same", synced: .init(stat: stat(), inSync: true))
+        baseline.add("touched", synced: .init(stat: stat(mtime: 1), inSync: true))
+        baseline.add("unsynced", synced: .init(stat: stat(), inSync: false))
+        // Live bases without a local record come after those with one (as the index reads
+        // them); the gone are journaled in path order all the same.
+        baseline.add("gone-dir", liveBaseIsDirectory: true)
+        baseline.add("same", liveBaseIsDirectory: false)
+        baseline.add("gone", synced: .init(stat: stat(), inSync: true), liveBaseIsDirectory: false)
+        baseline.add("ignored", liveBaseIsDirectory: false)
+        #expect(baseline.known.count == 6 && baseline.liveBaseCount == 4)
         let items = [
             ScannedItem(path: "d", stat: stat(.directory)), ScannedItem(path: "same", stat: stat()),
             ScannedItem(path: "touched", stat: stat(mtime: 2)), ScannedItem(path: "unsynced", stat: stat()),

@@ -94,16 +94,22 @@ public struct IgnoreRules: Sendable, Equatable {
     }
 
     /// The last rule that ignores `path` itself, when no later `!` rule takes it back.
+    /// Reads the path's bytes in place (a scan asks this for every entry it walks).
     private func decidingRule(_ path: String, isDirectory: Bool) -> Rule? {
-        let full = Array(path.utf8)
-        let name: [UInt8]
-        if let slash = full.lastIndex(of: UInt8(ascii: "/")) { name = Array(full[(slash + 1)...]) } else { name = full }
-        var decided: Rule?
-        for rule in rules where rule.negated == (decided != nil) {
-            if rule.directoryOnly && !isDirectory { continue }
-            if Glob.match(rule.pattern, rule.anchored ? full : name) { decided = rule.negated ? nil : rule }
+        var path = path
+        return path.withUTF8 { full in
+            let name = full.lastIndex(of: UInt8(ascii: "/")).map { UnsafeBufferPointer(rebasing: full[($0 + 1)...]) } ?? full
+            // By index: the rules are borrowed, not copied, one by one.
+            var decided: Int?
+            for i in rules.indices where rules[i].negated == (decided != nil) {
+                if rules[i].directoryOnly && !isDirectory { continue }
+                let anchored = rules[i].anchored
+                if rules[i].pattern.withUnsafeBufferPointer({ Glob.match($0, anchored ? full : name) }) {
+                    decided = rules[i].negated ? nil : i
+                }
+            }
+            return decided.map { rules[$0] }
         }
-        return decided
     }
 
     /// Which rule ignores `path` (or a directory above it); nil when it is not ignored.

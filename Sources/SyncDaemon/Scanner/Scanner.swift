@@ -23,6 +23,9 @@ public struct ScanResult: Sendable {
 /// on 100k files), never follows symlinks, skips what `skip` says.
 public struct Scanner: Sendable {
     public let root: String
+    /// Whether an entry (a relative path, and whether it is a directory) is skipped. Asked
+    /// only about entries whose parent directories it let through (the walk does not enter
+    /// a skipped directory), so it need not look at the parents again.
     public let skip: @Sendable (String, Bool) -> Bool
 
     public init(root: String, skip: @escaping @Sendable (_ relativePath: String, _ isDirectory: Bool) -> Bool) {
@@ -43,8 +46,23 @@ public struct Scanner: Sendable {
         let fd = dup(start.fd)
         guard fd >= 0 else { throw Self.unreadable(relative.map { root + "/" + $0 } ?? root, cause: SystemCallError(call: "dup", errno: errno)) }
         var result = ScanResult()
+        if let relative, skipsStart(relative) {
+            close(fd)
+            return result
+        }
         walk(fd: fd, prefix: relative, into: &result)
         return result
+    }
+
+    /// Whether the directory a subtree scan starts at, or one above it, is skipped (the
+    /// walk asks `skip` about what is below it, and only there).
+    private func skipsStart(_ relative: String) -> Bool {
+        var prefix = ""
+        for part in relative.split(separator: "/") {
+            prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
+            if skip(prefix, true) { return true }
+        }
+        return false
     }
 
     static let stagingPrefix = ".syncd-tmp-"
@@ -67,17 +85,17 @@ public struct Scanner: Sendable {
         }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
-            let decoded = withUnsafePointer(to: entry.pointee.d_name) {
+            let name: String? = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { raw in
-                    (String(validatingCString: raw), Array(UnsafeBufferPointer(start: raw, count: strlen(raw))))
+                    if raw[0] == 0x2E && (raw[1] == 0 || (raw[1] == 0x2E && raw[2] == 0)) { return nil }  // "." and ".."
+                    if let name = String(validatingCString: raw) { return name }
+                    let bytes = UnsafeRawBufferPointer(start: raw, count: strlen(raw))
+                    let shown = Self.escaped(bytes)
+                    result.undecodableNames.append(prefix.map { $0 + "/" + shown } ?? shown)
+                    return nil
                 }
             }
-            guard let name = decoded.0 else {
-                let shown = Self.escaped(decoded.1.map { UInt8(bitPattern: $0) })
-                result.undecodableNames.append(prefix.map { $0 + "/" + shown } ?? shown)
-                continue
-            }
-            if name == "." || name == ".." { continue }
+            guard let name else { continue }
             let path = prefix.map { $0 + "/" + name } ?? name
             var st = stat()
             guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {

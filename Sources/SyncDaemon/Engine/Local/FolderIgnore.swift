@@ -43,7 +43,7 @@ final class FolderIgnore: Sendable {
     /// A scanner that skips what the rules in force skip.
     var scanner: Scanner {
         let box = rules
-        return Scanner(root: root, skip: { path, isDirectory in box.skips(path, isDirectory: isDirectory) })
+        return Scanner(root: root, skip: { path, isDirectory in box.skipsItself(path, isDirectory: isDirectory) })
     }
 
     /// Rebuilds the rules from the config and the folder's `.syncignore`. Returns whether

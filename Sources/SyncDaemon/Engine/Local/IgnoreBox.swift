@@ -15,4 +15,10 @@ struct IgnoreBox: Sendable {
         for e in excluded where path == e || path.hasPrefix(e + "/") { return true }
         return rules.isIgnored(path, isDirectory: isDirectory)
     }
+
+    /// `skips` for a path whose parent directories are not skipped, as in a scan's walk
+    /// (it does not enter a skipped directory): only the path itself is matched.
+    func skipsItself(_ path: String, isDirectory: Bool) -> Bool {
+        excluded.contains(path) || rules.matches(path, isDirectory: isDirectory)
+    }
 }

@@ -14,16 +14,21 @@ extension FolderScanner {
         let started = ContinuousClock.now
         metrics.scanned()
         do {
-            let scanned = try ignore.scanner.scan()
+            // The walk and the index read run side by side (each may see a change made
+            // meanwhile either way: what differs is journaled, and a push compares again).
+            let scanner = ignore.scanner
+            async let walked = Result { () throws(DaemonError) in try scanner.scan() }
+            let known = Result { try index.records.scanBaseline(folder: folder) }
+            let scanned = try await walked.get()
             for error in scanned.errors { logger.warning("scan: \(error)", metadata: ["folder": "\(folder)"]) }
             reportUndecodable(scanned.undecodableNames)
             if !stagingCleared {
                 housekeeping.removeStagingFiles(scanned.stagingFiles)
                 stagingCleared = true
             }
-            let baseline = try index.records.scanBaseline(folder: folder)
-            if scanned.items.isEmpty && !baseline.liveBase.isEmpty {
-                problems.rootProblem = "folder root \(root) is empty but \(baseline.liveBase.count) synced entries are known; "
+            let baseline = try known.get()
+            if scanned.items.isEmpty && baseline.liveBaseCount > 0 {
+                problems.rootProblem = "folder root \(root) is empty but \(baseline.liveBaseCount) synced entries are known; "
                     + "syncing paused, nothing is deleted on the server"
                 logger.error("folder root suddenly empty", metadata: ["folder": "\(folder)"])
                 return

@@ -15,20 +15,25 @@ struct ScanDiff {
         items: [ScannedItem], baseline: ScanBaseline, nameProblems: some Sequence<String>,
         accept: (String) -> Bool, skips: (String, Bool) -> Bool
     ) {
-        var seen = Set<String>()
-        seen.reserveCapacity(items.count)
+        // Which known paths are on disk, by their place in `baseline.known`.
+        var seen = [Bool](repeating: false, count: baseline.known.count)
         var gone = Set(nameProblems)
         for item in items {
             if item.stat.kind == .directory { directories += 1 }
             if !gone.isEmpty { gone.remove(item.path) }
             guard accept(item.path) else { continue }
-            seen.insert(item.path)
-            if let synced = baseline.local[item.path], synced.inSync, synced.stat == item.stat { continue }
+            if let at = baseline.positions[item.path] {
+                seen[at] = true
+                if let synced = baseline.known[at].synced, synced.inSync, synced.stat == item.stat { continue }
+            }
             toPush.append(item.path)
         }
-        for (path, isDirectory) in baseline.liveBase where !seen.contains(path) && !skips(path, isDirectory) {
-            toPush.append(path)
+        var missing: [String] = []
+        for (at, known) in baseline.known.enumerated() where !seen[at] {
+            if let isDirectory = known.liveBaseIsDirectory, !skips(known.path, isDirectory) { missing.append(known.path) }
         }
+        // In path order (the index's: by UTF-8 bytes), as the server's entries are.
+        toPush += missing.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         namesGone = gone.sorted()
     }
 }
