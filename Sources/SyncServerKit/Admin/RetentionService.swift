@@ -23,7 +23,9 @@ struct RetentionService: Service {
                 let interval = Self.interval(retention: gc.retention)
                 let report: StorageGC.Report?
                 do {
-                    report = try await gc.run(now: ServerClock.now())
+                    // With several instances on one database, one of them runs the round.
+                    report = try await server.chunks.index.exclusively { try await gc.run(now: ServerClock.now()) }
+                    if report == nil { logger.debug("storage round skipped: another instance is running one") }
                 } catch {
                     report = nil
                     logger.error("storage gc failed: \(error)")

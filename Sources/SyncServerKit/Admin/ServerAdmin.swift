@@ -166,6 +166,7 @@ public struct ServerAdmin: Sendable {
     public func pruneHistory(retention: Duration, now: Date = Date()) async throws -> Int {
         let cutoff = Int64(now.timeIntervalSince1970) - retention.components.seconds
         _ = try await metadata.pruneCommitReplies(before: cutoff)
+        _ = try await metadata.pruneExpiredTokens(now: Int64(now.timeIntervalSince1970))
         return try await metadata.pruneHistory(before: cutoff)
     }
 }

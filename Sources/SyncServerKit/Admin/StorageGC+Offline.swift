@@ -34,7 +34,9 @@ extension StorageGC {
         let gc = StorageGC(
             metadata: opened.store, chunks: chunks, retention: settings.retention, compactBelow: settings.compactBelow,
             logger: logger)
-        let report = try await gc.run(now: now ?? ServerClock.now())
+        guard let report = try await chunks.index.exclusively({ try await gc.run(now: now ?? ServerClock.now()) }) else {
+            throw APIError.invalidArgument("another sync-server is running a storage round on this database; try again when it is done")
+        }
         if let current = chunks.writer.currentPack, chunks.writer.seal(current) { try await chunks.seal([current]) }
         return report
     }

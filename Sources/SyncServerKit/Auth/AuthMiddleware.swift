@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SyncCore
 
 /// Requires `Authorization: Bearer <token>` and puts the device session in
 /// the context; missing, unknown or expired tokens get `401 unauthorized`.
@@ -23,7 +24,7 @@ struct AuthMiddleware: RouterMiddleware {
             throw APIError.unauthorized("Authorization header is not a bearer token")
         }
         let token = header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
-        guard var session = await tokens.session(for: token) else {
+        guard var session = try await session(for: token) else {
             metrics.authFailed(.unknownToken)
             throw APIError.unauthorized("unknown or expired access token")
         }
@@ -51,5 +52,16 @@ struct AuthMiddleware: RouterMiddleware {
             await inFlight.leave(device)
             throw error
         }
+    }
+
+    /// The token's session: issued here, or by another instance on the same database (then
+    /// kept here until it expires: one lookup per token and instance).
+    private func session(for token: String) async throws -> DeviceSession? {
+        if let session = await tokens.session(for: token) { return session }
+        let now = MetadataStore.nowSeconds()
+        guard let shared = try await metadata.sharedToken(hash: Hashing.sha256Hex(Array(token.utf8)), now: now) else { return nil }
+        let session = DeviceSession(deviceID: shared.device, deviceName: shared.name, folders: [])
+        await tokens.adopt(token, session: session, expiresIn: .seconds(shared.expiresAt - now))
+        return session
     }
 }

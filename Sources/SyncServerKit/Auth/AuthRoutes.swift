@@ -32,6 +32,10 @@ struct AuthRoutes {
         try await metadata.accounts.touch(device: device.id, at: MetadataStore.nowSeconds())
         let session = DeviceSession(deviceID: device.id, deviceName: device.name, folders: Set(device.folders))
         let token = await tokens.issue(for: session)
+        // Other instances on the same database accept it too (PostgreSQL; nothing with SQLite).
+        try await metadata.shareToken(
+            hash: Hashing.sha256Hex(Array(token.utf8)), device: device.id,
+            expiresAt: MetadataStore.nowSeconds() + tokenLifetime.components.seconds)
         let response = TokenResponse(
             accessToken: token, expiresIn: Int(tokenLifetime.components.seconds),
             deviceId: device.id, deviceName: device.name, folders: device.folders.sorted())

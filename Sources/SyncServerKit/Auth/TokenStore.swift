@@ -33,6 +33,12 @@ actor TokenStore {
     }
 
     /// The session behind `token`, or nil if unknown or expired.
+    /// Keeps a token another instance issued (found in the shared store) until `expires`.
+    func adopt(_ token: String, session: DeviceSession, expiresIn: Duration) {
+        sweepIfDue()
+        tokens[token] = Issued(session: session, expires: clock.now + expiresIn)
+    }
+
     func session(for token: String) -> DeviceSession? {
         guard let issued = tokens[token] else { return nil }
         guard issued.expires > clock.now else {

@@ -46,7 +46,10 @@ final class ChunkStore: Sendable {
         let nextID: PackID
         do {
             try POSIX.makeDirectories(packsDir)
+            if objectStore == nil { try await index.claimFilesystemPacks(owner: "\(POSIX.hostName()):\(packsDir)") }
             nextID = try await index.firstPackID(filesKnown: try files.listBlocking().keys.max() ?? 0)
+        } catch let error as APIError where error.code == .invalidArgument {
+            throw error
         } catch {
             throw APIError.internalError("cannot open the chunk store in \(packsDir): \(error)", cause: error)
         }

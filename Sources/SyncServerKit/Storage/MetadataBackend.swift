@@ -32,6 +32,13 @@ protocol MetadataBackend: Sendable {
     func summary() async throws -> ServerAdmin.Summary
     /// Deletes the folder with its entries, history, grants and replies; false if there was none.
     func removeFolder(_ id: String) async throws -> Bool
+    /// Access tokens other instances may be asked for (PostgreSQL): the token's SHA-256, its
+    /// device and when it expires (Unix seconds). SQLite has one server: nothing to share.
+    func shareToken(hash: String, device: String, expiresAt: Int64) async throws
+    /// The device (id, name) of a token another instance issued, if it has not expired.
+    func sharedToken(hash: String, now: Int64) async throws -> (device: String, name: String, expiresAt: Int64)?
+    /// Forgets shared tokens that expired; returns how many.
+    func pruneExpiredTokens(now: Int64) async throws -> Int
     /// For `storage check`, in one snapshot: each chunk the live entries and kept versions
     /// reference (with who references it), and where the index says each one is.
     func chunkReferences() async throws -> (references: [String: [StorageCheck.Reference]], locations: [String: ChunkLocation])

@@ -47,4 +47,11 @@ extension MetadataStore {
             return (references, try ChunkIndex.locations(of: Array(references.keys), db: db))
         }
     }
+
+    /// One server per SQLite database: its tokens live in its memory (`TokenStore`) only.
+    func shareToken(hash: String, device: String, expiresAt: Int64) async throws {}
+
+    func sharedToken(hash: String, now: Int64) async throws -> (device: String, name: String, expiresAt: Int64)? { nil }
+
+    func pruneExpiredTokens(now: Int64) async throws -> Int { 0 }
 }

@@ -8,6 +8,14 @@ import Darwin
 enum POSIX {
     static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
 
+    /// This machine's name (gethostname), "localhost" if it has none.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "localhost" : name
+    }
+
     /// `mkdir -p` with mode 0700 for new directories.
     static func makeDirectories(_ path: String) throws(StoreIOError) {
         var current = path.hasPrefix("/") ? "" : "."

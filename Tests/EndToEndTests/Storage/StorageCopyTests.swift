@@ -22,7 +22,7 @@ struct StorageCopyTests {
         let s3 = bucket.client
         let tmp = try TemporaryDirectory("storage-copy")
         defer { tmp.remove() }
-        let old = try ServerProcess(dir: try tmp.sub("old"), sqliteOnly: true)
+        let old = try ServerProcess(dir: try tmp.sub("old"), pinnedMetadata: true)
         defer { old.stop() }
         let credential = try old.provision(folder: "docs", device: "writer")
         try await old.start()
@@ -37,7 +37,7 @@ struct StorageCopyTests {
         let packs = try FileManager.default.contentsOfDirectory(atPath: old.dir + "/data/packs").filter { $0.hasSuffix(".pack") }
         #expect(packs.count == 2)
 
-        let new = try ServerProcess(dir: try tmp.sub("new"), port: old.port, sqliteOnly: true)
+        let new = try ServerProcess(dir: try tmp.sub("new"), port: old.port, pinnedMetadata: true)
         // A first attempt that cannot reach the store (nothing listens there) fails and
         // leaves its mark; one pack is already in the bucket, as if copied before that.
         try new.writeConfig(storage: bucket.storageConfig(prefix: "moved").replacingOccurrences(
@@ -77,7 +77,7 @@ struct StorageCopyTests {
         let bucket = try await TestBucket.create(on: moto, label: "copy")
         let tmp = try TemporaryDirectory("storage-copy-damaged")
         defer { tmp.remove() }
-        let old = try ServerProcess(dir: try tmp.sub("old"), sqliteOnly: true)
+        let old = try ServerProcess(dir: try tmp.sub("old"), pinnedMetadata: true)
         defer { old.stop() }
         let credential = try old.provision(folder: "docs", device: "writer")
         try await old.start()
@@ -93,7 +93,7 @@ struct StorageCopyTests {
         try handle.write(contentsOf: Data([byte ^ 0xff]))
         try handle.close()
 
-        let new = try ServerProcess(dir: try tmp.sub("new"), sqliteOnly: true)
+        let new = try ServerProcess(dir: try tmp.sub("new"), pinnedMetadata: true)
         try new.writeConfig(storage: bucket.storageConfig(prefix: "moved"))
         let sync = try Binaries.path("sync-server")
         let damaged = try Process.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
@@ -102,7 +102,7 @@ struct StorageCopyTests {
         #expect(try await bucket.packs(prefix: "moved").count == 0, "nothing of the damaged pack went up")
 
         // A target that already holds a server's data is refused (a server started on it).
-        let used = try ServerProcess(dir: try tmp.sub("used"), sqliteOnly: true)
+        let used = try ServerProcess(dir: try tmp.sub("used"), pinnedMetadata: true)
         try used.admin(["folder", "add", "x"])
         let refused = try Process.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", used.configPath])
         #expect(refused.status == 1)

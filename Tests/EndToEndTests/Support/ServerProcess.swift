@@ -17,10 +17,11 @@ final class ServerProcess: @unchecked Sendable {
     private let http: HTTPClient?
     var url: String { "\(certificates == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
-    /// `sqliteOnly`: SQLite metadata even in the PostgreSQL pass (what only SQLite has yet:
-    /// `storage copy`).
-    init(dir: String, port: Int? = nil, tls certificates: TestCertificates? = nil, sqliteOnly: Bool = false) throws {
-        self.sqliteOnly = sqliteOnly
+    /// `pinnedMetadata`: the metadata store is what this test's `[storage]` lines say (SQLite
+    /// unless they name one), also in the PostgreSQL pass (`storage copy` is SQLite-only yet;
+    /// several instances name their shared database).
+    init(dir: String, port: Int? = nil, tls certificates: TestCertificates? = nil, pinnedMetadata: Bool = false) throws {
+        self.pinnedMetadata = pinnedMetadata
         self.dir = dir
         self.port = try port ?? freePort()
         self.certificates = certificates
@@ -49,9 +50,9 @@ final class ServerProcess: @unchecked Sendable {
     /// a database of its own in the run's PostgreSQL cluster (the second end-to-end pass of
     /// scripts/test.sh); else the embedded SQLite default.
     private(set) var postgresURL: String?
-    private let sqliteOnly: Bool
+    private let pinnedMetadata: Bool
     private func metadataLine() throws -> String {
-        guard ProcessInfo.processInfo.environment["SYNCD_TEST_SERVER_METADATA"] == "postgres", !sqliteOnly else { return "" }
+        guard ProcessInfo.processInfo.environment["SYNCD_TEST_SERVER_METADATA"] == "postgres", !pinnedMetadata else { return "" }
         if postgresURL == nil { postgresURL = try PostgresServer.shared().database("server") + "?sslmode=disable" }
         return "metadata = \"\(postgresURL ?? "")\""
     }

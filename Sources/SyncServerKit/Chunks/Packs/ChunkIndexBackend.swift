@@ -31,6 +31,14 @@ protocol ChunkIndexBackend: Sendable {
     func collectGarbage(now: Int64, grace: Int64) async throws -> ChunkGC.Dropped
     /// The first pack id this run may use: ids of earlier runs are never reused.
     func firstPackID(filesKnown: PackID) async throws -> PackID
+    /// Whether other servers may use this index at the same time (PostgreSQL): then a start
+    /// leaves objects no row names alone (another instance may be uploading them).
+    var shared: Bool { get }
+    /// With filesystem blobs: records that the packs live in `owner` (host and directory),
+    /// and refuses a server whose packs would live anywhere else (a shared index).
+    func claimFilesystemPacks(owner: String) async throws
+    /// Runs `body` unless another server runs its own (a storage round) right now; nil then.
+    func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T?
 }
 
 extension ChunkIndexBackend {
@@ -55,4 +63,11 @@ extension ChunkIndex: ChunkIndexBackend {
     func firstPackID(filesKnown: PackID) async throws -> PackID {
         max(filesKnown, try packRowsBlocking().keys.max() ?? 0) + 1
     }
+
+    /// One server per SQLite file (the data directory's lock).
+    var shared: Bool { false }
+
+    func claimFilesystemPacks(owner: String) async throws {}
+
+    func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T? { try await body() }
 }

@@ -5,7 +5,8 @@ import Foundation
 /// upload did not finish, a pack `recover()` just sealed) are uploaded, rows of packs that
 /// are nowhere are dropped (clients are told those chunks are missing), and objects no row
 /// names (an upload whose chunks were never indexed: its client was not answered) are
-/// deleted. Run before serving, by the one process holding the data directory.
+/// deleted (only with an index no other server uses: with PostgreSQL another instance may
+/// be uploading them). Run before serving, by the one process holding the data directory.
 extension ChunkStore {
     struct RemoteRecovery: Sendable, Equatable {
         var retiredRemoved = 0
@@ -43,9 +44,17 @@ extension ChunkStore {
             logger.error(
                 "pack \(store.name(of: id)) is \(remote[id] ?? 0) bytes in the bucket, \(row.durableLength) were recorded: run `sync-server storage check`")
         }
-        for id in remote.keys.sorted() where rows[id] == nil {
-            try await store.delete(pack: id)
-            report.orphansDeleted += 1
+        let orphans = remote.keys.sorted().filter { rows[$0] == nil }
+        if index.shared {
+            // Another instance may have uploaded it and not yet indexed its chunks.
+            if !orphans.isEmpty {
+                logger.info("\(orphans.count) pack object(s) no row names are left in place (other instances may be uploading them)")
+            }
+        } else {
+            for id in orphans {
+                try await store.delete(pack: id)
+                report.orphansDeleted += 1
+            }
         }
         if report != RemoteRecovery() {
             logger.info(

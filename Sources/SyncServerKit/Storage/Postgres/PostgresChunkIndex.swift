@@ -239,4 +239,48 @@ struct PostgresChunkIndex: ChunkIndexBackend {
             }
         }
     }
+
+    var shared: Bool { true }
+
+    func claimFilesystemPacks(owner: String) async throws {
+        try await store.run {
+            var holder = owner
+            for try await value in try await client.query(
+                """
+                INSERT INTO filesystem_packs (id, owner, claimed_at) VALUES (1, \(owner), \(MetadataStore.nowSeconds()))
+                ON CONFLICT (id) DO UPDATE SET owner = filesystem_packs.owner RETURNING owner
+                """, logger: logger
+            ).decode(String.self) { holder = value }
+            guard holder == owner else {
+                throw APIError.invalidArgument(
+                    "this database's packs are in \(holder) (blobs = \"filesystem\"), not in \(owner): only that server may use it; "
+                        + "several instances need blobs = \"s3://BUCKET/PREFIX\" (docs/operations.md)")
+            }
+        }
+    }
+
+    /// Under a session advisory lock held on one connection for the whole of `body`: one
+    /// storage round at a time across every instance.
+    func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T? {
+        try await store.run {
+            try await client.withConnection { connection in
+                var got = false
+                for try await value in try await connection.query(
+                    "SELECT pg_try_advisory_lock(\(Self.storageRoundLock))", logger: logger
+                ).decode(Bool.self) { got = value }
+                guard got else { return nil }
+                do {
+                    let result = try await body()
+                    try await connection.query("SELECT pg_advisory_unlock(\(Self.storageRoundLock))", logger: logger)
+                    return result
+                } catch {
+                    try await connection.query("SELECT pg_advisory_unlock(\(Self.storageRoundLock))", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// The advisory lock of storage rounds.
+    static let storageRoundLock: Int64 = PostgresMigrations.lockKey + 2
 }

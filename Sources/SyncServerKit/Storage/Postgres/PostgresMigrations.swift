@@ -16,6 +16,22 @@ enum PostgresMigrations {
         // Pack ids come in blocks, one block per server start (`PostgresChunkIndex.firstPackID`):
         // instances sharing a bucket never name two packs alike.
         ("p2-pack-id-blocks", ["CREATE SEQUENCE pack_blocks"]),
+        // With filesystem blobs the packs are on one machine's disk: the one server whose data
+        // directory holds them (host and path) may use the database (`claimFilesystemPacks`).
+        ("p3-filesystem-packs-owner", [
+            "CREATE TABLE filesystem_packs (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT NOT NULL, claimed_at BIGINT NOT NULL)"
+        ]),
+        // Access tokens by their SHA-256: one instance issues, every instance accepts.
+        ("p4-access-tokens", [
+            """
+            CREATE TABLE access_tokens (
+                token_hash TEXT PRIMARY KEY,
+                device_id TEXT COLLATE "C" NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at)",
+        ]),
     ]
 
     /// The advisory lock key migrations take ("syncmigr").

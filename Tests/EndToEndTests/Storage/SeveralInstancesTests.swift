@@ -1,0 +1,100 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ObjectStorage
+import SyncClient
+import SyncCore
+import Testing
+import TestSupport
+
+/// Issue 10 point 4: two `sync-server serve` processes on one PostgreSQL database and one
+/// bucket serve the same folder. Alpha syncs through instance one, beta through instance two;
+/// changes cross (long-polls on one wake on commits made on the other); a token issued by one
+/// is accepted by the other; instance one killed with SIGKILL loses nothing and two keeps serving.
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct SeveralInstancesTests {
+    @Test func twoInstancesOnOneDatabaseAndBucketServeOneFolder() async throws {
+        let moto = try await MotoServer.start()
+        let bucket = try await TestBucket.create(on: moto, label: "instances")
+        let database = try PostgresServer.shared().database("instances") + "?sslmode=disable"
+        let tmp = try TemporaryDirectory("several-instances")
+        defer { tmp.remove() }
+        let storage = "metadata = \"\(database)\"\n" + bucket.storageConfig(prefix: "team")
+        let one = try ServerProcess(dir: try tmp.sub("one"), pinnedMetadata: true)
+        let two = try ServerProcess(dir: try tmp.sub("two"), pinnedMetadata: true)
+        for server in [one, two] { try server.writeConfig(storage: storage) }
+        try await one.start()
+        try await two.start()
+        defer { one.stop(); two.stop() }
+        let credA = try one.provision(folder: "docs", device: "alpha")
+        let credB = try two.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+
+        // A token issued by instance one is accepted by instance two.
+        let token = try await Self.token(from: one.url, credential: credA)
+        #expect(try await Self.status(of: "\(two.url)/v1/folders/docs/changes?since=0", token: token) == 200)
+        #expect(try await Self.status(of: "\(two.url)/v1/folders/docs/changes?since=0", token: String(repeating: "0", count: 64)) == 401)
+
+        let a = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: one.url, credential: credA)
+        let b = try DaemonProcess(dir: try tmp.sub("beta"), folderID: "docs", serverURL: two.url, credential: credB)
+        try await a.start()
+        try await b.start()
+        defer { a.stop(); b.stop() }
+
+        // Alpha's files reach beta through the other instance, and back.
+        try FileManager.default.createDirectory(atPath: a.path("notes"), withIntermediateDirectories: true)
+        for n in 0..<40 { try writeFile(a.path("notes/n\(n).txt"), pseudoRandomBytes(count: 2000, seed: UInt64(n + 1))) }
+        try writeFile(a.path("big.bin"), pseudoRandomBytes(count: 2 << 20, seed: 0xB16))
+        try await Self.waitForBoth(a, b, timeout: .seconds(60))
+        let written = ContinuousClock.now
+        try writeFile(b.path("from-beta.txt"), "written on beta")
+        try await eventually("alpha gets beta's file") { FileManager.default.fileExists(atPath: a.path("from-beta.txt")) }
+        print("several instances: beta's write seen on alpha (through the other instance) after \(ContinuousClock.now - written)")
+
+        // Instance one dies mid-traffic; two keeps serving beta; one comes back and alpha catches up.
+        try FileManager.default.createDirectory(atPath: b.path("during"), withIntermediateDirectories: true)
+        for n in 0..<20 { try writeFile(b.path("during/d\(n).txt"), "beta \(n)") }
+        one.kill9()
+        for n in 20..<30 { try writeFile(b.path("during/d\(n).txt"), "beta \(n)") }
+        let onTwo = two.client(credential: credB)
+        try await eventually("instance two holds beta's 30 files", timeout: .seconds(60)) {
+            try await onTwo.tree(folder: "docs").keys.filter { $0.hasPrefix("during/") }.count == 30
+        }
+        try await one.start()
+        try await Self.waitForBoth(a, b, timeout: .seconds(60))
+        #expect(try one.admin(["storage", "check"]).hasPrefix("storage check: ok: "))
+        let revisions = try await onTwo.allRevisions(folder: "docs").map(\.rev)
+        #expect(revisions == revisions.sorted() && Set(revisions).count == revisions.count, "one revision sequence")
+    }
+
+    static func waitForBoth(_ a: DaemonProcess, _ b: DaemonProcess, timeout: Duration) async throws {
+        var last: ([String: String], [String: String]) = ([:], [:])
+        do {
+            try await eventually("alpha and beta hold the same files", timeout: timeout) {
+                last = (try localTree(a.folderPath), try localTree(b.folderPath))
+                return last.0 == last.1
+            }
+        } catch {
+            throw TestFailure("\(error): alpha \(last.0.count) files, beta \(last.1.count) files; only on alpha: \(Set(last.0.keys).subtracting(last.1.keys).sorted().prefix(5)), only on beta: \(Set(last.1.keys).subtracting(last.0.keys).sorted().prefix(5))")
+        }
+    }
+
+    static func token(from server: String, credential: String) async throws -> String {
+        var request = HTTPClientRequest(url: server + "/v1/auth/token")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: #"{"credential":"\#(credential)"}"#))
+        let response = try await RemoteClient.sharedHTTP.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let decoded = try JSONDecoder().decode(TokenResponse.self, from: Data(buffer: body))
+        return decoded.accessToken
+    }
+
+    static func status(of url: String, token: String) async throws -> UInt {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await RemoteClient.sharedHTTP.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.status.code
+    }
+}
