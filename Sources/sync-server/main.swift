@@ -19,7 +19,7 @@ struct SyncServerCommand: AsyncParsableCommand {
               sync-server serve --config sync-server.toml
             """,
         version: ProductVersion.current,
-        subcommands: [Serve.self, StatusCommand.self, FolderCommand.self, DeviceCommand.self, HistoryCommand.self, StorageCommand.self],
+        subcommands: [Serve.self, StatusCommand.self, FolderCommand.self, DeviceCommand.self, HistoryCommand.self, StorageCommand.self, MigrateCommand.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -197,6 +197,25 @@ struct DeviceCommand: AsyncParsableCommand {
                 let admin = try await ServerAdmin.open(settings: try options.settings(), logger: Logger(label: "sync-server"))
                 Output.line(try await admin.addDevice(name: name, folders: folders))
             }
+        }
+    }
+}
+
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply the metadata database's migrations, then exit (every start does it too).",
+        discussion: "Prints the store and the migrations it has. Safe while servers run: migrations take an advisory lock (PostgreSQL) or the database's write lock (SQLite), and each is applied once.")
+
+    @OptionGroup var options: ConfigOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let settings = try options.settings()
+            let admin = try await ServerAdmin.open(settings: settings, logger: Logger(label: "sync-server"))
+            let applied = try await admin.appliedMigrations()
+            await admin.close()
+            Output.line("\(settings.metadata): \(applied.count) migration(s) applied: \(applied.joined(separator: ", "))")
         }
     }
 }

@@ -33,6 +33,9 @@ public struct ServerAdmin: Sendable {
         self.opened = opened
     }
 
+    /// The migrations the metadata database has, sorted.
+    public func appliedMigrations() async throws -> [String] { try await metadata.appliedMigrations() }
+
     /// Closes what `open` opened (PostgreSQL connections).
     public func close() async { await opened?.close() }
 

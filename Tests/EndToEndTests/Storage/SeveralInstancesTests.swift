@@ -24,6 +24,8 @@ struct SeveralInstancesTests {
         let one = try ServerProcess(dir: try tmp.sub("one"), pinnedMetadata: true)
         let two = try ServerProcess(dir: try tmp.sub("two"), pinnedMetadata: true)
         for server in [one, two] { try server.writeConfig(storage: storage) }
+        let migrated = try one.admin(["migrate"])
+        #expect(migrated.hasPrefix("postgres://syncd@127.0.0.1:") && migrated.contains("p1-initial") && migrated.contains("p4-access-tokens"), "\(migrated)")
         try await one.start()
         try await two.start()
         defer { one.stop(); two.stop() }
