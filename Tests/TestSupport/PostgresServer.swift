@@ -67,7 +67,7 @@ public final class PostgresServer: Sendable {
         ])
         try server.asOwner(owner, binaries + "/pg_ctl", [
             "-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "60", "start", "-o",
-            "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+            "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=600",
         ])
         return server
     }

@@ -6,7 +6,8 @@ struct DeviceSession: Sendable, Equatable {
     var folders: Set<String>
 }
 
-/// Access tokens live in memory only: a restart invalidates them and clients
+/// Access tokens this instance issued or adopted, in memory (with PostgreSQL they are also
+/// shared by their SHA-256: `MetadataBackend.shareToken`). With SQLite a restart invalidates them and clients
 /// re-authenticate with their credential (by design).
 actor TokenStore {
     private struct Issued {

@@ -46,7 +46,8 @@ final class ChunkStore: Sendable {
         let nextID: PackID
         do {
             try POSIX.makeDirectories(packsDir)
-            if objectStore == nil { try await index.claimFilesystemPacks(owner: "\(POSIX.hostName()):\(packsDir)") }
+            try await index.claimPacks(
+                at: objectStore.map { "\($0.location.description) at \($0.location.endpoint)" } ?? "\(POSIX.hostName()):\(packsDir)")
             nextID = try await index.firstPackID(filesKnown: try files.listBlocking().keys.max() ?? 0)
         } catch let error as APIError where error.code == .invalidArgument {
             throw error

@@ -106,6 +106,10 @@ enum CommitValidator {
             throw .badRequest("\(at): not a chunk hash: \(bad.debugDescription)")
         }
         if change.kind != .symlink { change.symlinkTarget = nil }
+        // No store keeps a NUL in text (PostgreSQL refuses it): refused for every change.
+        if change.contentHash.utf8.contains(0) || change.symlinkTarget?.utf8.contains(0) == true {
+            throw .badRequest("\(at): a NUL byte in content_hash or symlink_target")
+        }
         if let from = change.moveFrom {
             try checkMove(&change, from: from, at: at)
             return

@@ -31,7 +31,7 @@ struct PostgresCommitListener: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await cancelWhenGracefulShutdown { try await listenOnce() }
-            } catch where !Task.isCancelled {
+            } catch where !Task.isCancelled && !Task.isShuttingDownGracefully {
                 logger.warning(
                     "lost the commit notifications of other instances; listening again",
                     metadata: ["error": "\((error as? PSQLError).map(PostgresMetadataStore.describe) ?? "\(error)")"])

@@ -49,7 +49,8 @@ final class ServerProcess: @unchecked Sendable {
     /// With `SYNCD_TEST_SERVER_METADATA=postgres` every server of the run keeps its metadata in
     /// a database of its own in the run's PostgreSQL cluster (the second end-to-end pass of
     /// scripts/test.sh); else the embedded SQLite default.
-    private(set) var postgresURL: String?
+    /// The PostgreSQL database its metadata is in (set by a test that pins its own, for `sql`).
+    var postgresURL: String?
     private let pinnedMetadata: Bool
     private func metadataLine() throws -> String {
         guard ProcessInfo.processInfo.environment["SYNCD_TEST_SERVER_METADATA"] == "postgres", !pinnedMetadata else { return "" }

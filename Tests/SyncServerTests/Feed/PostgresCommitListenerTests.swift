@@ -23,19 +23,7 @@ struct PostgresCommitListenerTests {
     }
 
     @Test func aCommitOnOneInstanceWakesALongPollOnAnother() async throws {
-        try await StoreKind.postgres.with(instances: 2) { stores in
-            let a = try #require(stores[0] as? PostgresMetadataStore), b = try #require(stores[1] as? PostgresMetadataStore)
-            try await a.accounts.addFolder("docs")
-            let notifier = ChangeNotifier()
-            let backends = Backends()
-            let listener = Task {
-                try await PostgresCommitListener(
-                    store: b, notifier: notifier, logger: Self.logger, retryDelay: .milliseconds(100),
-                    onListening: { await backends.add($0) }
-                ).run()
-            }
-            defer { listener.cancel() }
-            try await backends.wait(for: 1)
+        try await Self.withListeningInstances { a, notifier, _ in
 
             var wakes: [Duration] = []
             for n in 0..<20 {
@@ -55,19 +43,9 @@ struct PostgresCommitListenerTests {
     }
 
     @Test func aKilledListeningConnectionIsMadeAgainAndCatchesUp() async throws {
-        try await StoreKind.postgres.with(instances: 2) { stores in
-            let a = try #require(stores[0] as? PostgresMetadataStore), b = try #require(stores[1] as? PostgresMetadataStore)
-            try await a.accounts.addFolder("docs")
-            let notifier = ChangeNotifier()
-            let backends = Backends()
-            let listener = Task {
-                try await PostgresCommitListener(
-                    store: b, notifier: notifier, logger: Self.logger, retryDelay: .milliseconds(100),
-                    onListening: { await backends.add($0) }
-                ).run()
-            }
-            defer { listener.cancel() }
-            try await backends.wait(for: 1)
+        // Listening again only after 2 s: the commit surely lands while nobody listens, its
+        // notification is lost, and only the catch-up can wake the waiter.
+        try await Self.withListeningInstances(retryDelay: .seconds(2)) { a, notifier, backends in
             // The server ends the listening backend; a commit lands before the listener is back.
             let first = try #require(await backends.pids.first)
             try await a.client.query("SELECT pg_terminate_backend(\(first))")
@@ -82,6 +60,33 @@ struct PostgresCommitListenerTests {
             _ = try await a.commit(
                 folder: "docs", device: "d", changes: [Make.file("after", chunks: [Make.bytes("a")])], idempotency: nil, checkingChunksOf: nil)
             #expect(await woke, "notifications flow again on the new connection")
+        }
+    }
+
+    static func withListeningInstances(
+        retryDelay: Duration = .milliseconds(100), _ body: (PostgresMetadataStore, ChangeNotifier, Backends) async throws -> Void
+    ) async throws {
+        try await StoreKind.postgres.with(instances: 2) { stores in
+            let a = try #require(stores[0] as? PostgresMetadataStore), b = try #require(stores[1] as? PostgresMetadataStore)
+            try await a.accounts.addFolder("docs")
+            let notifier = ChangeNotifier()
+            let backends = Backends()
+            let listener = Task {
+                try await PostgresCommitListener(
+                    store: b, notifier: notifier, logger: Self.logger, retryDelay: retryDelay,
+                    onListening: { await backends.add($0) }
+                ).run()
+            }
+            do {
+                try await backends.wait(for: 1)
+                try await body(a, notifier, backends)
+            } catch {
+                listener.cancel()
+                _ = await listener.result
+                throw error
+            }
+            listener.cancel()
+            _ = await listener.result
         }
     }
 

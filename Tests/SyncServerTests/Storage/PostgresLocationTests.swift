@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import TestSupport
 
@@ -48,5 +49,34 @@ extension PostgresLocation {
         location.database = database
         location.sslMode = ssl
         return location
+    }
+}
+
+@Suite("PostgreSQL start")
+struct PostgresStartTests {
+    /// A database the server cannot use stops the start with the server's own words, at once
+    /// (not a pool retrying forever).
+    @Test func aWrongPasswordOrNoServerIsASentence() async throws {
+        let server = try PostgresServer.shared()
+        var wrong = try PostgresLocation(url: try server.database("wrong") + "?sslmode=disable", environment: [:])
+        wrong.password = "not-the-password"
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let started = ContinuousClock.now
+        do {
+            _ = try await PostgresMetadataStore.open(wrong, logger: logger)
+            Issue.record("opened with a wrong password")
+        } catch let error as APIError {
+            #expect(error.message.contains("password authentication failed"), "\(error.message)")
+            #expect(!error.message.contains("not-the-password"))
+        }
+        var nobody = wrong
+        nobody.port = try freePort()
+        do {
+            _ = try await PostgresMetadataStore.open(nobody, logger: logger)
+            Issue.record("opened with nothing listening")
+        } catch let error as APIError {
+            #expect(error.message.contains("cannot use the metadata database postgres://syncd@127.0.0.1:\(nobody.port)/"), "\(error.message)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 }

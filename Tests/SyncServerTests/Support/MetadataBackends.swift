@@ -43,3 +43,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         try await with(instances: 1) { try await body($0[0]) }
     }
 }
+
+/// The chunk index that goes with a store (as `ServerSettings.openMetadata` pairs them).
+func chunkIndex(of store: any MetadataBackend) throws -> any ChunkIndexBackend {
+    if let sqlite = store as? MetadataStore { return ChunkIndex(pool: sqlite.pool) }
+    if let postgres = store as? PostgresMetadataStore { return PostgresChunkIndex(store: postgres) }
+    throw TestFailure("no chunk index for \(type(of: store))")
+}

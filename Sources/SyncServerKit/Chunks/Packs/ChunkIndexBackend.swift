@@ -34,9 +34,9 @@ protocol ChunkIndexBackend: Sendable {
     /// Whether other servers may use this index at the same time (PostgreSQL): then a start
     /// leaves objects no row names alone (another instance may be uploading them).
     var shared: Bool { get }
-    /// With filesystem blobs: records that the packs live in `owner` (host and directory),
-    /// and refuses a server whose packs would live anywhere else (a shared index).
-    func claimFilesystemPacks(owner: String) async throws
+    /// Records where the packs are (`s3://bucket/prefix at endpoint`, or `host:directory`) and
+    /// refuses a server that would keep them anywhere else (a shared index).
+    func claimPacks(at location: String) async throws
     /// Runs `body` unless another server runs its own (a storage round) right now; nil then.
     func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T?
 }
@@ -67,7 +67,7 @@ extension ChunkIndex: ChunkIndexBackend {
     /// One server per SQLite file (the data directory's lock).
     var shared: Bool { false }
 
-    func claimFilesystemPacks(owner: String) async throws {}
+    func claimPacks(at location: String) async throws {}
 
     func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T? { try await body() }
 }

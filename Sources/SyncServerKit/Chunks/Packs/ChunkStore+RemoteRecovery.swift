@@ -35,6 +35,12 @@ extension ChunkStore {
         }
         let rows = try await index.packRows()
         for id in rows.keys.sorted() where remote[id] == nil {
+            // Asked again: another instance (shared index) may have uploaded it after the listing,
+            // then indexed it before `packRows` (a pack is always uploaded before it is indexed).
+            if let size = try await store.size(of: id) {
+                remote[id] = size
+                continue
+            }
             let lost = try await index.dropPack(id)
             report.dropped += lost
             logger.error(

@@ -6,8 +6,9 @@ struct PostgresChunkIndex: ChunkIndexBackend {
     private var client: PostgresClient { store.client }
     private var logger: Logger { store.logger }
 
-    /// Pack ids of one start: `block << blockBits` + 1, 2, … (16 million packs per start).
-    static let blockBits: Int64 = 24
+    /// Pack ids of one start: `block << blockBits` + 1, 2, … (4 billion packs per start: at
+    /// ten uploads a second, 13 years; 2^31 starts).
+    static let blockBits: Int64 = 32
 
     func locations(of hashes: [String]) async throws -> [String: ChunkLocation] {
         guard !hashes.isEmpty else { return [:] }
@@ -110,7 +111,8 @@ struct PostgresChunkIndex: ChunkIndexBackend {
                     dropped.append(hash)
                 }
                 if !dropped.isEmpty {
-                    try await connection.query("DELETE FROM chunk_index WHERE hash = ANY(\(dropped))", logger: logger)
+                    try await connection.query(
+                        "DELETE FROM chunk_index WHERE hash = ANY(\(dropped)) AND pack_id = \(pack)", logger: logger)
                 }
                 let fresh = verified.filter { $0.location.recordStart >= trustedEnd }
                 _ = try await insert(
@@ -242,41 +244,37 @@ struct PostgresChunkIndex: ChunkIndexBackend {
 
     var shared: Bool { true }
 
-    func claimFilesystemPacks(owner: String) async throws {
+    func claimPacks(at location: String) async throws {
         try await store.run {
-            var holder = owner
+            var holder = location
             for try await value in try await client.query(
                 """
-                INSERT INTO filesystem_packs (id, owner, claimed_at) VALUES (1, \(owner), \(MetadataStore.nowSeconds()))
-                ON CONFLICT (id) DO UPDATE SET owner = filesystem_packs.owner RETURNING owner
+                INSERT INTO pack_location (id, location, claimed_at) VALUES (1, \(location), \(MetadataStore.nowSeconds()))
+                ON CONFLICT (id) DO UPDATE SET location = pack_location.location RETURNING location
                 """, logger: logger
             ).decode(String.self) { holder = value }
-            guard holder == owner else {
+            guard holder == location else {
                 throw APIError.invalidArgument(
-                    "this database's packs are in \(holder) (blobs = \"filesystem\"), not in \(owner): only that server may use it; "
-                        + "several instances need blobs = \"s3://BUCKET/PREFIX\" (docs/operations.md)")
+                    "this database's packs are in \(holder), not in \(location): every server on one database must use the same "
+                        + "blobs (several instances need one bucket and prefix; docs/operations.md says how to move them)")
             }
         }
     }
 
-    /// Under a session advisory lock held on one connection for the whole of `body`: one
-    /// storage round at a time across every instance.
+    /// Under a transaction-scoped advisory lock, taken on one connection in a transaction left
+    /// open for the whole of `body` (which uses other connections): one storage round at a time
+    /// across every instance. The lock ends with that transaction, also when its connection is
+    /// lost (then another instance may start a round: rounds are safe against each other, only
+    /// wasteful).
     func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T? {
         try await store.run {
-            try await client.withConnection { connection in
+            try await client.withTransaction(logger: logger) { connection in
                 var got = false
                 for try await value in try await connection.query(
-                    "SELECT pg_try_advisory_lock(\(Self.storageRoundLock))", logger: logger
+                    "SELECT pg_try_advisory_xact_lock(\(Self.storageRoundLock))", logger: logger
                 ).decode(Bool.self) { got = value }
                 guard got else { return nil }
-                do {
-                    let result = try await body()
-                    try await connection.query("SELECT pg_advisory_unlock(\(Self.storageRoundLock))", logger: logger)
-                    return result
-                } catch {
-                    try await connection.query("SELECT pg_advisory_unlock(\(Self.storageRoundLock))", logger: logger)
-                    throw error
-                }
+                return try await body()
             }
         }
     }

@@ -3,7 +3,7 @@ import Foundation
 /// Where the PostgreSQL metadata database is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`
 /// (`postgresql://` too). The password comes from the URL, else from `password_file` (its
 /// first line), else from `PGPASSWORD`; none at all is allowed (trust or peer setups).
-/// `?sslmode=disable|prefer|require` as libpq reads it.
+/// `?sslmode=disable|prefer|require|verify-full` as libpq reads them.
 public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -12,7 +12,10 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     public var database: String
     public var sslMode: SSLMode = .prefer
 
-    public enum SSLMode: String, Sendable { case disable, prefer, require }
+    public enum SSLMode: String, Sendable {
+        case disable, prefer, require
+        case verifyFull = "verify-full"
+    }
 
     /// Parses `url`; `passwordFile` and `environment` are consulted only when the URL has no password.
     public init(url: String, passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
@@ -35,7 +38,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         self.database = database
         if let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value {
             guard let known = SSLMode(rawValue: mode) else {
-                throw APIError.badRequest("storage.metadata: sslmode=\(mode) is not one of disable, prefer, require")
+                throw APIError.badRequest("storage.metadata: sslmode=\(mode) is not one of disable, prefer, require, verify-full")
             }
             sslMode = known
         }

@@ -8,8 +8,9 @@ extension PostgresMetadataStore {
     /// first: commits to one folder from any number of instances run one after the other,
     /// each reading the revision the previous one left, so revisions stay gap-free and in
     /// commit order. A commit that applied something notifies `PostgresCommitListener.channel`,
-    /// which every instance listens on to wake its long-polls. The chunks it checks are share-locked until it ends: the collector
-    /// cannot drop them in between.
+    /// which every instance listens on to wake its long-polls. The chunks it checks are
+    /// key-share-locked until it ends: the collector cannot drop them in between (renewals and
+    /// compaction's moves change no key and are not held up, nor can they deadlock with it).
     func commit(
         folder: String, device: String, changes: [CommitChange], idempotency: (id: String, requestHash: String)? = nil,
         checkingChunksOf checked: CommitValidator.Checked? = nil
@@ -27,7 +28,7 @@ extension PostgresMetadataStore {
                 if let checked {
                     var sizes: [String: Int64] = [:]
                     for try await (hash, length) in try await connection.query(
-                        "SELECT hash, length FROM chunk_index WHERE hash = ANY(\(checked.chunks)) FOR SHARE", logger: logger
+                        "SELECT hash, length FROM chunk_index WHERE hash = ANY(\(checked.chunks)) FOR KEY SHARE", logger: logger
                     ).decode((String, Int64).self) { sizes[hash] = length }
                     try CommitValidator.checkChunks(checked, sizes: sizes)
                 }

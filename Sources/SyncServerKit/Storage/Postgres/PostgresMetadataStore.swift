@@ -17,6 +17,7 @@ final class PostgresMetadataStore: Sendable {
 
     /// Connects, and applies the migrations not yet applied.
     static func open(_ location: PostgresLocation, logger: Logger) async throws -> PostgresMetadataStore {
+        try await probe(location, logger: logger)
         let store = PostgresMetadataStore(location: location, logger: logger)
         do {
             _ = try await store.run { try await PostgresMigrations.migrate(store.client, logger: logger) }
@@ -38,6 +39,24 @@ final class PostgresMetadataStore: Sendable {
         self.logger = logger
         self.location = location
         runner = Task { await client.run() }
+    }
+
+    /// One connection made and closed: the pool would keep trying a database it cannot reach
+    /// (a wrong password, a full server, nothing listening) and the start would wait forever;
+    /// this says why at once.
+    private static func probe(_ location: PostgresLocation, logger: Logger) async throws {
+        do {
+            var configuration = PostgresConnection.Configuration(
+                host: location.host, port: location.port, username: location.user, password: location.password,
+                database: location.database, tls: try location.connectionTLS)
+            configuration.options.connectTimeout = .seconds(10)
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try await connection.close()
+        } catch let error as PSQLError {
+            throw APIError.internalError("cannot use the metadata database \(location): \(describe(error))", cause: error)
+        } catch {
+            throw APIError.internalError("cannot use the metadata database \(location): \(error)", cause: error)
+        }
     }
 
     /// Closes every connection.
@@ -113,16 +132,31 @@ final class PostgresMetadataStore: Sendable {
 }
 
 extension PostgresLocation {
-    /// `sslmode` as libpq reads it: `disable`, `prefer` (the default: TLS when the server
-    /// offers it, its certificate not checked), `require` (TLS, the certificate checked).
+    /// `sslmode` as libpq reads it: `disable`; `prefer` (the default: TLS when the server offers
+    /// it) and `require` (TLS or nothing), neither checking the certificate; `verify-full` (TLS,
+    /// the certificate checked against the system's CAs and the host name).
     var tls: PostgresClient.Configuration.TLS {
         switch sslMode {
         case .disable: return .disable
-        case .prefer:
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.certificateVerification = .none
-            return .prefer(configuration)
-        case .require: return .require(.makeClientConfiguration())
+        case .prefer: return .prefer(tlsConfiguration)
+        case .require, .verifyFull: return .require(tlsConfiguration)
         }
+    }
+
+    /// The same for a single connection (the start's probe).
+    var connectionTLS: PostgresConnection.Configuration.TLS {
+        get throws {
+            switch sslMode {
+            case .disable: return .disable
+            case .prefer: return .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+            case .require, .verifyFull: return .require(try NIOSSLContext(configuration: tlsConfiguration))
+            }
+        }
+    }
+
+    private var tlsConfiguration: TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if sslMode != .verifyFull { configuration.certificateVerification = .none }
+        return configuration
     }
 }

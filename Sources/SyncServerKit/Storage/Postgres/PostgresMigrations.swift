@@ -16,10 +16,11 @@ enum PostgresMigrations {
         // Pack ids come in blocks, one block per server start (`PostgresChunkIndex.firstPackID`):
         // instances sharing a bucket never name two packs alike.
         ("p2-pack-id-blocks", ["CREATE SEQUENCE pack_blocks"]),
-        // With filesystem blobs the packs are on one machine's disk: the one server whose data
-        // directory holds them (host and path) may use the database (`claimFilesystemPacks`).
-        ("p3-filesystem-packs-owner", [
-            "CREATE TABLE filesystem_packs (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT NOT NULL, claimed_at BIGINT NOT NULL)"
+        // Where the packs are (a bucket and prefix, or a host's data directory): every server on
+        // the database must name the same place (`claimPacks`), or it would take the rows of
+        // packs it cannot see for lost.
+        ("p3-pack-location", [
+            "CREATE TABLE pack_location (id INTEGER PRIMARY KEY CHECK (id = 1), location TEXT NOT NULL, claimed_at BIGINT NOT NULL)"
         ]),
         // Access tokens by their SHA-256: one instance issues, every instance accepts.
         ("p4-access-tokens", [
