@@ -129,20 +129,26 @@ class Env:
 
     # -- server ------------------------------------------------------------
 
-    def start_server(self, timeout=30):
+    def start_server(self, timeout=30, storage=None, provision=True, token=None):
+        """`storage`: the [storage] table's lines (and tables after it, such as [storage.s3]);
+        default SQLite + filesystem. Without `provision` (another instance on a shared store
+        that already has the folder and the device) no admin verb runs and `token` (one issued
+        by another instance: they are shared) is kept as this env's."""
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
+        storage = storage or 'metadata = "sqlite"\nblobs = "filesystem"\n'
         with open(self.server_conf, "w") as f:
             f.write(f'[server]\nlisten = "127.0.0.1:{port}"\ndata_dir = "{self.data_dir}"\n'
-                    '[storage]\nmetadata = "sqlite"\nblobs = "filesystem"\nretention = "30d"\n')
+                    f'[storage]\nretention = "30d"\n{storage}')
         sv = os.path.join(self.bin, "sync-server")
-        self._run([sv, "folder", "add", FOLDER, "--config", self.server_conf])
-        cred = self._run([sv, "device", "add", "--name", "bench", "--folder", FOLDER,
-                          "--config", self.server_conf]).strip().splitlines()[-1].strip()
-        fd = os.open(self.cred_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(cred + "\n")
-        os.chmod(self.cred_file, 0o600)
+        if provision:
+            self._run([sv, "folder", "add", FOLDER, "--config", self.server_conf])
+            cred = self._run([sv, "device", "add", "--name", "bench", "--folder", FOLDER,
+                              "--config", self.server_conf]).strip().splitlines()[-1].strip()
+            fd = os.open(self.cred_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(cred + "\n")
+            os.chmod(self.cred_file, 0o600)
         out_path = os.path.join(self.root, "sync-server.out")
         with open(out_path, "w") as out, open(self.server_log, "a") as err:
             self.server = subprocess.Popen([sv, "serve", "--config", self.server_conf],
@@ -157,6 +163,9 @@ class Env:
             time.sleep(0.02)
         else:
             raise BenchError("sync-server did not print 'listening on' in time")
+        if not provision:
+            self.token = token
+            return
         body = json.dumps({"credential": cred}).encode()
         req = urllib.request.Request(self.url + "/v1/auth/token", data=body,
                                      headers={"Content-Type": "application/json"}, method="POST")
