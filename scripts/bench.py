@@ -1988,7 +1988,7 @@ def bench_scale_out(ctx):
                             f"p50 / p99 of {len(lat)}", "",
                             [f"{percentile(lat, 50) * 1000:.1f} / {percentile(lat, 99) * 1000:.1f} ms"])
                     c = r[f"commit_{name}"]
-                    ctx.add("scale-out", f"({key}) same: commit sent -> commit answered, p50 / p99", "",
+                    ctx.add("scale-out", f"({key}) {where}: commit sent -> commit answered, p50 / p99", "",
                             [f"{percentile(c, 50) * 1000:.1f} / {percentile(c, 99) * 1000:.1f} ms"])
 
 
