@@ -46,7 +46,8 @@ Scenarios (see docs/benchmarks.md for what each number means):
                 (a); then 30 commits through the protocol on instance 1 while a long-poll
                 waits on instance 2 (and on 1): p50/p99 commit sent -> long-poll answered.
                 Starts its own PostgreSQL cluster (/usr/lib/postgresql/*/bin, run as user
-                postgres when root, defaults kept) and moto server, and stops both at the end
+                postgres when root, defaults kept) and moto server, and stops both at the end;
+                BENCH_SCALE_VARIANTS=a,b runs only those variants (keys: a, b', b'', b)
 
 Medians over --runs (latency: over its 30 samples). A markdown table is printed at the
 end; --json FILE also writes the raw samples. Exit status 1 if a scenario failed
