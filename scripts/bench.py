@@ -38,6 +38,16 @@ Scenarios (see docs/benchmarks.md for what each number means):
                 the server stopped, then `sync-server storage gc` with retention and the
                 grace period passed (SYNC_SERVER_NOW_OFFSET): its wall time, the pack bytes
                 before and after, the live bytes, its summary line
+  scale-out     issue 10: the push (10k x 4 KiB present, A's syncd start -> all in the feed)
+                and the receive (B's start on an empty folder -> all present, idle) on
+                (a) one SQLite + filesystem server, (b') one on PostgreSQL + filesystem,
+                (b'') one on SQLite + an S3 bucket (moto), (b) three instances on one
+                PostgreSQL database and one bucket (A on instance 1, B on 3); the ratios to
+                (a); then 30 commits through the protocol on instance 1 while a long-poll
+                waits on instance 2 (and on 1): p50/p99 commit sent -> long-poll answered.
+                Starts its own PostgreSQL cluster (/usr/lib/postgresql/*/bin, run as user
+                postgres when root, defaults kept) and moto server, and stops both at the end;
+                BENCH_SCALE_VARIANTS=a,b runs only those variants (keys: a, b', b'', b)
 
 Medians over --runs (latency: over its 30 samples). A markdown table is printed at the
 end; --json FILE also writes the raw samples. Exit status 1 if a scenario failed
@@ -129,20 +139,26 @@ class Env:
 
     # -- server ------------------------------------------------------------
 
-    def start_server(self, timeout=30):
+    def start_server(self, timeout=30, storage=None, provision=True, token=None):
+        """`storage`: the [storage] table's lines (and tables after it, such as [storage.s3]);
+        default SQLite + filesystem. Without `provision` (another instance on a shared store
+        that already has the folder and the device) no admin verb runs and `token` (one issued
+        by another instance: they are shared) is kept as this env's."""
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
+        storage = storage or 'metadata = "sqlite"\nblobs = "filesystem"\n'
         with open(self.server_conf, "w") as f:
             f.write(f'[server]\nlisten = "127.0.0.1:{port}"\ndata_dir = "{self.data_dir}"\n'
-                    '[storage]\nmetadata = "sqlite"\nblobs = "filesystem"\nretention = "30d"\n')
+                    f'[storage]\nretention = "30d"\n{storage}')
         sv = os.path.join(self.bin, "sync-server")
-        self._run([sv, "folder", "add", FOLDER, "--config", self.server_conf])
-        cred = self._run([sv, "device", "add", "--name", "bench", "--folder", FOLDER,
-                          "--config", self.server_conf]).strip().splitlines()[-1].strip()
-        fd = os.open(self.cred_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(cred + "\n")
-        os.chmod(self.cred_file, 0o600)
+        if provision:
+            self._run([sv, "folder", "add", FOLDER, "--config", self.server_conf])
+            cred = self._run([sv, "device", "add", "--name", "bench", "--folder", FOLDER,
+                              "--config", self.server_conf]).strip().splitlines()[-1].strip()
+            fd = os.open(self.cred_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(cred + "\n")
+            os.chmod(self.cred_file, 0o600)
         out_path = os.path.join(self.root, "sync-server.out")
         with open(out_path, "w") as out, open(self.server_log, "a") as err:
             self.server = subprocess.Popen([sv, "serve", "--config", self.server_conf],
@@ -157,6 +173,9 @@ class Env:
             time.sleep(0.02)
         else:
             raise BenchError("sync-server did not print 'listening on' in time")
+        if not provision:
+            self.token = token
+            return
         body = json.dumps({"credential": cred}).encode()
         req = urllib.request.Request(self.url + "/v1/auth/token", data=body,
                                      headers={"Content-Type": "application/json"}, method="POST")
@@ -1537,6 +1556,443 @@ def bench_gc(ctx):
     ctx.add("gc", "pack bytes after gc (live data: 1,000 x 4 KiB = 4,096,000 B)", "B", after)
 
 
+# --------------------------------------------------------------------------- scale-out
+
+
+def pid_times(pid, children=False):
+    """(user, system) CPU seconds of a pid (all threads); with `children`, plus those of its
+    children it has waited for (a postmaster's exited backends). Zeros if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            v = f.read().rsplit(")", 1)[1].split()
+        hz = os.sysconf("SC_CLK_TCK")
+        u, s = int(v[11]), int(v[12])
+        if children:
+            u, s = u + int(v[13]), s + int(v[14])
+        return u / hz, s / hz
+    except (OSError, ValueError, IndexError):
+        return 0.0, 0.0
+
+
+def children_of(pid):
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        kids.append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+    return kids
+
+
+class PgCluster:
+    """A throwaway PostgreSQL cluster as Tests/TestSupport/PostgresServer.swift makes one (Debian's
+    binaries, initdb + pg_ctl as user postgres when run as root, 127.0.0.1 on a free port,
+    SCRAM password), but with PostgreSQL's defaults kept (fsync on: this is a benchmark).
+    stop() is `pg_ctl stop -m fast`."""
+
+    def __init__(self, tmp):
+        root = "/usr/lib/postgresql"
+        versions = sorted((int(v) for v in os.listdir(root) if v.isdigit()), reverse=True) \
+            if os.path.isdir(root) else []
+        self.bin = next((f"{root}/{v}/bin" for v in versions if os.access(f"{root}/{v}/bin/initdb", os.X_OK)), None)
+        if not self.bin:
+            raise BenchError(f"PostgreSQL's server binaries are not installed under {root}/*/bin "
+                             "(scripts/install-deps.sh installs Debian's postgresql); scale-out needs them")
+        self.dir = tempfile.mkdtemp(prefix="syncd-bench-pg-", dir=tmp)
+        self.data = os.path.join(self.dir, "data")
+        self.log = os.path.join(self.dir, "log")
+        self.port = free_port()
+        self.user = "syncd"
+        self.password = f"bench{random.randrange(1 << 48):x}"
+        self.owner = None
+        self.started = False
+        with open(os.path.join(self.dir, "pwfile"), "w") as f:
+            f.write(self.password)
+        if os.geteuid() == 0:
+            import pwd
+            for name in ("postgres", "nobody"):
+                try:
+                    pwd.getpwnam(name)
+                    self.owner = name
+                    break
+                except KeyError:
+                    pass
+            if not self.owner:
+                raise BenchError("running as root, and neither user postgres nor nobody exists to run PostgreSQL as")
+            subprocess.run(["chown", "-R", self.owner, self.dir], check=True)
+            os.chmod(self.dir, 0o700)
+        self._as_owner("initdb", "-D", self.data, "-U", self.user, "--auth=scram-sha-256",
+                       f"--pwfile={self.dir}/pwfile", "-E", "UTF8", "--locale=C.UTF-8")
+        self._as_owner("pg_ctl", "-D", self.data, "-l", self.log, "-w", "-t", "60", "start", "-o",
+                       f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c max_connections=200")
+        self.started = True
+        with open(os.path.join(self.data, "postmaster.pid")) as f:
+            self.pid = int(f.readline())
+        self.version = self._as_owner("postgres", "--version").strip()
+
+    def _as_owner(self, exe, *args):
+        argv = [os.path.join(self.bin, exe), *args]
+        if self.owner:
+            argv = ["runuser", "-u", self.owner, "--"] + argv
+        # output to a file, not a pipe: pg_ctl's server lives on
+        with tempfile.TemporaryFile() as out:
+            p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=120)
+            out.seek(0)
+            text = out.read().decode(errors="replace")
+        if p.returncode != 0:
+            raise BenchError(f"{' '.join(argv)} failed ({p.returncode}): {text[-1500:]}\n{tail(self.log, 20)}")
+        return text
+
+    def database(self, name):
+        """postgres://… of a new, empty database."""
+        p = subprocess.run([os.path.join(self.bin, "createdb"), "-h", "127.0.0.1", "-p", str(self.port),
+                            "-U", self.user, name], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, PGPASSWORD=self.password))
+        if p.returncode != 0:
+            raise BenchError(f"createdb {name} failed: {p.stderr.strip()}")
+        return f"postgres://{self.user}:{self.password}@127.0.0.1:{self.port}/{name}?sslmode=disable"
+
+    def cpu(self):
+        """(user, system) of the postmaster, its live backends and the ones it reaped."""
+        u, s = pid_times(self.pid, children=True)
+        for k in children_of(self.pid):
+            ku, ks = pid_times(k)
+            u, s = u + ku, s + ks
+        return u, s
+
+    def stop(self):
+        if self.started:
+            self.started = False
+            try:
+                self._as_owner("pg_ctl", "-D", self.data, "stop", "-m", "fast", "-w", "-t", "60")
+            except Exception as e:  # noqa: BLE001 - reported, then the next thing is stopped
+                log(f"pg_ctl stop failed: {e}")
+
+
+class MotoS3:
+    """moto's S3 server (PyPI moto[server], installed by scripts/install-deps.sh or by
+    install_prerequisites) on a free port of 127.0.0.1; objects in memory, any credentials."""
+
+    def __init__(self, tmp):
+        if subprocess.run([sys.executable, "-c", "import moto.server, flask"], capture_output=True).returncode != 0:
+            raise BenchError("moto's server is not installed: python3 -m pip install 'moto[server]>=5,<6' "
+                             "(scripts/install-deps.sh does it)")
+        self.dir = tempfile.mkdtemp(prefix="syncd-bench-moto-", dir=tmp)
+        self.port = free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.log = os.path.join(self.dir, "moto.log")
+        with open(self.log, "w") as out:
+            self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                         stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = now() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if self.proc.poll() is not None or now() > deadline:
+                    self.stop()
+                    raise BenchError(f"moto's server did not start listening: {tail(self.log, 10)}")
+                time.sleep(0.05)
+
+    def bucket(self, name):
+        """Creates the bucket; the [storage] lines naming it (path style: the default with an endpoint)."""
+        req = urllib.request.Request(f"{self.endpoint}/{name}", method="PUT", data=b"")
+        with urllib.request.urlopen(req, timeout=30) as r:
+            r.read()
+        return (f'blobs = "s3://{name}/bench"\n[storage.s3]\nendpoint = "{self.endpoint}"\n'
+                'access_key_id = "bench-key"\nsecret_access_key = "bench-secret"\n')
+
+    def cpu(self):
+        return pid_times(self.proc.pid)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class GroupMeter:
+    """Meter for several processes: CPU seconds (user+sys) per named group over the interval,
+    and the share of the machine used by everything else (as Meter.foreign)."""
+
+    def __init__(self, groups):
+        self.groups = groups  # name -> callable returning (user, system)
+        self.t0 = self._snap()
+
+    def _snap(self):
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        hz = os.sysconf("SC_CLK_TCK")
+        t = os.times()
+        g = {n: fn() for n, fn in self.groups.items()}
+        ours = (t.user + t.system + t.children_user + t.children_system + sum(sum(x) for x in g.values())) * hz
+        return dict(total=sum(v[:8]), idle=v[3] + v[4], ours=ours, g=g, disk=disk_sectors_written())
+
+    def stop(self):
+        t1 = self._snap()
+        total = t1["total"] - self.t0["total"]
+        busy = total - (t1["idle"] - self.t0["idle"])
+        self.foreign = max(0.0, (busy - (t1["ours"] - self.t0["ours"])) / max(1, total))
+        self.disk_mib = (t1["disk"] - self.t0["disk"]) * 512 / (1 << 20)
+        self.by_group = {n: sum(t1["g"][n]) - sum(self.t0["g"][n]) for n in self.groups}
+        self.cpu = ", ".join(f"{n} {c:.1f}" for n, c in self.by_group.items())
+        return self
+
+
+def server_log_problems(envs, limit=8):
+    """Lines of the servers' logs at warning level or above (they would be bugs in a clean run)."""
+    found = []
+    for e in envs:
+        try:
+            with open(e.server_log, errors="replace") as f:
+                for line in f:
+                    low = line.lower()
+                    if any(w in low for w in (" error", " warning", " critical", "fatal")):
+                        found.append(f"{os.path.basename(e.root)}: {line.strip()[:400]}")
+        except OSError:
+            pass
+    return found[:limit], len(found)
+
+
+def put_chunk(env, data):
+    import hashlib
+    h = hashlib.sha256(data).hexdigest()
+    req = urllib.request.Request(env.url + f"/v1/folders/{FOLDER}/chunks/{h}", data=data, method="PUT",
+                                 headers={"Authorization": f"Bearer {env.token}",
+                                          "Content-Type": "application/octet-stream"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        r.read()
+    return h
+
+
+def wake_sample(writer, waiter, cursor, path):
+    """A one-file commit through the protocol on `writer` while a long-poll waits on `waiter`:
+    (commit sent -> long-poll answered with it, commit sent -> commit answered, new cursor);
+    None for the first when the long-poll came back without the file."""
+    import hashlib
+    data = f"wake-up sample {path} {time.time()}\n".encode()
+    h = put_chunk(writer, data)
+    body = json.dumps({"changes": [{
+        "path": path, "base_rev": 0, "kind": "file", "size": len(data), "mtime_ns": time.time_ns(), "mode": 0o644,
+        "chunks": [h], "content_hash": hashlib.sha256(bytes.fromhex(h)).hexdigest(), "deleted": False}]}).encode()
+    box = {}
+
+    def wait():
+        try:
+            box["page"] = waiter.changes(cursor, wait=30, timeout=40)
+        except Exception as e:  # noqa: BLE001 - reported below
+            box["error"] = e
+        box["t"] = now()
+    th = threading.Thread(target=wait, daemon=True)
+    th.start()
+    time.sleep(0.15)  # the long-poll is now held by the server
+    if "t" in box:
+        raise BenchError(f"the long-poll returned before the commit: {box}")
+    t0 = now()
+    post(writer, "/commit", body)
+    t_commit = now()
+    th.join(35)
+    if th.is_alive() or "error" in box:
+        raise BenchError(f"long-poll failed: {box.get('error', 'no answer in 35 s')}")
+    page = box["page"]
+    seen = any(e["path"] == path for e in page["entries"])
+    return (box["t"] - t0 if seen else None), t_commit - t0, page["cursor"]
+
+
+SCALE_VARIANTS = [
+    # key, label, instances, PostgreSQL metadata, S3 blobs
+    ("a", "(a) 1 instance, SQLite + filesystem", 1, False, False),
+    ("b'", "(b') 1 instance, PostgreSQL + filesystem", 1, True, False),
+    ("b''", "(b'') 1 instance, SQLite + S3 (moto)", 1, False, True),
+    ("b", "(b) 3 instances, PostgreSQL + S3 (moto)", 3, True, True),
+]
+
+
+def scale_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto, wake_samples):
+    """One variant: servers up, A pushes 10k x 4 KiB through instance 1 (daemon start -> all in
+    the feed), B receives through the last instance (daemon start -> all present, idle);
+    with several instances then the feed wake-up across them. Returns a dict of figures."""
+    tag = key.replace("'", "p")
+    storage = ""
+    if pg_meta:
+        storage += f'metadata = "{pg.database(f"bench_{tag}_{run}_{random.randrange(1 << 24):x}")}"\n'
+    else:
+        storage += 'metadata = "sqlite"\n'
+    if s3:
+        storage += moto.bucket(f"bench-{tag}-{run}-{random.randrange(1 << 24):x}")
+    else:
+        storage += 'blobs = "filesystem"\n'
+    a, b, others = ctx.env(f"scale-{tag}-a"), None, []
+    out = {}
+    try:
+        a.start_server(storage=storage)
+        for n in range(2, instances + 1):
+            e = ctx.env(f"scale-{tag}-i{n}")
+            e.start_server(storage=storage, provision=False, token=a.token)
+            others.append(e)
+        servers = [a] + others
+        last = servers[-1]
+        write_small_files(a.folder, ctx.scale_payloads)
+
+        def groups(dev):
+            g = {"syncd": lambda: proc_times(dev.daemon)}
+            for n, e in enumerate(servers, 1):
+                g[f"server{n}" if len(servers) > 1 else "server"] = (lambda e=e: proc_times(e.server))
+            if pg_meta:
+                g["postgres"] = pg.cpu
+            if s3:
+                g["moto"] = moto.cpu
+            return g
+
+        wait_quiet(ctx, f"scale-out {key} push, run {run + 1}")
+        mon = GroupMeter(groups(a))
+        t0 = a.start_daemon()
+        feed = Feed(a)
+        t1 = feed.wait(all_small, ctx.args.timeout, f"{key}: 10,000 files on the server")
+        check_foreign(ctx, mon, f"scale-out {key} push run {run + 1}")
+        out["push"], out["push_cpu"] = t1 - t0, mon.by_group
+        a.wait_idle(60)
+        log(f"scale-out {key} run {run + 1}: pushed in {t1 - t0:.2f} s (steps {feed.steps(t0)}); CPU s: {mon.cpu}")
+
+        b = second_device(ctx, a, f"scale-{tag}-b")
+        b.url = last.url
+        wait_quiet(ctx, f"scale-out {key} receive, run {run + 1}")
+        mon = GroupMeter(groups(b))
+        t0 = b.start_daemon()
+        deadline = t0 + ctx.args.timeout
+        while True:
+            f = b.folder_status()
+            if f and f.get("state") == "idle" and f.get("pending_uploads") == 0 \
+                    and f.get("pending_downloads", 0) == 0 and count_files(b.folder) >= SMALL_COUNT:
+                break
+            if now() > deadline:
+                raise BenchError(f"{key}: device B has {count_files(b.folder)} files after {ctx.args.timeout} s")
+            if b.daemon.poll() is not None:
+                raise BenchError(f"{key}: device B's syncd exited with {b.daemon.returncode}")
+            time.sleep(0.02)
+        t1 = now()
+        check_foreign(ctx, mon, f"scale-out {key} receive run {run + 1}")
+        out["receive"], out["receive_cpu"] = t1 - t0, mon.by_group
+        log(f"scale-out {key} run {run + 1}: B had all 10k and was idle {t1 - t0:.2f} s after its start"
+            f" (through {'instance ' + str(len(servers)) if len(servers) > 1 else 'the server'}); CPU s: {mon.cpu}")
+
+        if len(servers) > 1 and wake_samples:
+            # Nothing else commits meanwhile: both daemons stop.
+            a.stop_daemon()
+            b.stop_daemon()
+            for waiter_i, name in ((1, "cross"), (0, "same")):
+                waiter = servers[waiter_i]
+                wf = Feed(waiter)
+                wf.poll()
+                cursor = wf.cursor
+                lat, commit, misses = [], [], 0
+                wait_quiet(ctx, f"scale-out wake-up ({name}), run {run + 1}")
+                i = 0
+                while len(lat) < wake_samples:
+                    i += 1
+                    if i > 2 * wake_samples:
+                        raise BenchError(f"only {len(lat)} of {wake_samples} wake-up samples after {i - 1} tries")
+                    took, c, cursor = wake_sample(a, waiter, cursor, f"wake/{name}-{i:03}.txt")
+                    if took is None:
+                        misses += 1
+                        continue
+                    lat.append(took)
+                    commit.append(c)
+                    time.sleep(0.1)
+                if misses:
+                    ctx.note(f"scale-out wake-up ({name}): {misses} long-poll answers without the commit (not counted)")
+                out[f"wake_{name}"], out[f"commit_{name}"] = lat, commit
+                log(f"scale-out wake-up, long-poll on instance {waiter_i + 1}, commit on 1: p50 "
+                    f"{percentile(lat, 50) * 1000:.1f} ms, p99 {percentile(lat, 99) * 1000:.1f} ms "
+                    f"(the commit's own answer: p50 {percentile(commit, 50) * 1000:.1f} ms)")
+        return out
+    finally:
+        for e in [b] + others + [a]:
+            if e:
+                ctx.done(e)
+        problems, count = server_log_problems([a] + others)
+        if count:
+            ctx.note(f"scale-out {key} run {run + 1}: {count} warning/error line(s) in the server logs, e.g.:\n    "
+                     + "\n    ".join(problems))
+
+
+def bench_scale_out(ctx):
+    """Issue 10 "Targets": the same push (10k x 4 KiB, device A's syncd start -> all in the feed)
+    and receive (device B's start -> all present, idle) on (a) one SQLite + filesystem server and
+    (b) three instances on one PostgreSQL database and one moto bucket (A on instance 1, B on 3),
+    with (b') PostgreSQL + filesystem and (b'') SQLite + moto alone to tell their shares apart;
+    then the feed's wake-up across instances (long-poll on 2, commit on 1; and both on 1).
+    BENCH_SCALE_VARIANTS=a,b (keys of SCALE_VARIANTS) runs fewer variants."""
+    wanted = os.environ.get("BENCH_SCALE_VARIANTS")
+    variants = [v for v in SCALE_VARIANTS if not wanted or v[0] in wanted.split(",")]
+    ctx.scale_payloads = small_payloads()
+    pg = moto = None
+    results = {v[0]: [] for v in variants}
+    try:
+        try:
+            if any(v[3] for v in variants):
+                pg = PgCluster(ctx.args.tmp)
+                log(f"scale-out: {pg.version} on 127.0.0.1:{pg.port} (defaults kept: fsync on), {pg.dir}")
+            if any(v[4] for v in variants):
+                moto = MotoS3(ctx.args.tmp)
+                log(f"scale-out: moto on {moto.endpoint}")
+            for run in range(ctx.args.runs):
+                for key, label, instances, pg_meta, s3 in variants:
+                    log(f"scale-out run {run + 1}: {label}")
+                    results[key].append(scale_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto,
+                                                      wake_samples=30))
+        finally:
+            if pg:
+                pg.stop()
+                ctx.trash.append(pg.dir) if not ctx.args.keep else log(f"kept {pg.dir}")
+            if moto:
+                moto.stop()
+                ctx.trash.append(moto.dir) if not ctx.args.keep else log(f"kept {moto.dir}")
+    except Exception:
+        logs = ""
+        for e in ctx.finished[-4:]:
+            logs += f"-- {e.root}: syncd\n{tail(e.daemon_log, 15)}-- sync-server\n{tail(e.server_log, 15)}"
+        ctx.failures.append(("scale-out", traceback.format_exc(), logs))
+    n = min((len(r) for r in results.values()), default=0)
+    if not n:
+        return
+    for key, label, instances, pg_meta, s3 in variants:
+        rs = results[key][:n]
+        ctx.add("scale-out", f"{label}: A's syncd start -> 10k x 4 KiB in the feed", "s", [r["push"] for r in rs])
+        ctx.add("scale-out", f"{label}: B's syncd start -> all present, idle", "s", [r["receive"] for r in rs])
+        for what in ("push", "receive"):
+            ctx.add("scale-out", f"{label}: CPU s during {what}", "",
+                    ["; ".join(f"{g} {c:.1f}" for g, c in r[f"{what}_cpu"].items()) for r in rs])
+    if "a" in results:
+        for key, label, *_ in variants:
+            if key == "a":
+                continue
+            for what in ("push", "receive"):
+                ctx.add("scale-out", f"ratio {key} / a, {what} (same run)", "",
+                        [r[what] / base[what] for r, base in zip(results[key][:n], results["a"][:n])],
+                        "<= 2" if key == "b" else "")
+    for key, *_ in variants:
+        for r in results[key][:n]:
+            if "wake_cross" in r:
+                for name, where in (("cross", "long-poll on instance 2, commit on 1"),
+                                    ("same", "long-poll and commit on instance 1")):
+                    lat = r[f"wake_{name}"]
+                    ctx.add("scale-out", f"({key}) feed wake-up, {where}: commit sent -> long-poll answered, "
+                            f"p50 / p99 of {len(lat)}", "",
+                            [f"{percentile(lat, 50) * 1000:.1f} / {percentile(lat, 99) * 1000:.1f} ms"])
+                    c = r[f"commit_{name}"]
+                    ctx.add("scale-out", f"({key}) {where}: commit sent -> commit answered, p50 / p99", "",
+                            [f"{percentile(c, 50) * 1000:.1f} / {percentile(c, 99) * 1000:.1f} ms"])
+
+
 SCENARIOS = {
     "baseline": bench_baseline,
     "small-files": bench_small_files,
@@ -1552,6 +2008,7 @@ SCENARIOS = {
     "idle": bench_idle,
     "dir-move": bench_dir_move,
     "gc": bench_gc,
+    "scale-out": bench_scale_out,
 }
 
 
@@ -1598,8 +2055,16 @@ def table(ctx):
     return "\n".join(rows)
 
 
-def install_prerequisites():
-    """The peer the scenarios compare with (rsync), from Debian's packages when missing."""
+def install_prerequisites(names):
+    """The peer the scenarios compare with (rsync), from Debian's packages when missing; for
+    scale-out, moto's S3 server from PyPI (as scripts/install-deps.sh; PostgreSQL's binaries are
+    not installed here: scale-out says so when they are missing)."""
+    if "scale-out" in names and subprocess.run([sys.executable, "-c", "import moto.server, flask"],
+                                               capture_output=True).returncode != 0:
+        print("[bench] installing moto[server] (pip) for scale-out's S3 bucket", flush=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "moto[server]>=5,<6"]
+        if subprocess.run(pip).returncode != 0:
+            subprocess.run(pip + ["--break-system-packages"], check=True)
     if shutil.which("rsync"):
         return
     print("[bench] installing rsync (apt-get) for the side-by-side figures", flush=True)
@@ -1625,14 +2090,18 @@ def main():
                     help="before each measured run wait up to this many seconds for the machine to be >= 90%% idle "
                          "(0: do not wait; default 600)")
     args = ap.parse_args()
-    install_prerequisites()
+    names = args.only or list(SCENARIOS)
+    install_prerequisites(names)
     args.bin = os.path.abspath(args.bin)
     for exe in ("sync-server", "syncd", "syncctl"):
         if not os.access(os.path.join(args.bin, exe), os.X_OK):
             sys.exit(f"bench: {os.path.join(args.bin, exe)} is not an executable; build with "
                      "`swift build -c release --scratch-path .build-bench` and pass --bin .build-bench/release")
     ctx = Ctx(args)
-    names = args.only or list(SCENARIOS)
+
+    def terminated(signum, frame):
+        raise KeyboardInterrupt  # so that every finally runs (scale-out stops PostgreSQL and moto)
+    signal.signal(signal.SIGTERM, terminated)
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     try:
         for name in SCENARIOS:
