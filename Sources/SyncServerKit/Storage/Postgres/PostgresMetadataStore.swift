@@ -34,7 +34,12 @@ final class PostgresMetadataStore: Sendable {
             database: location.database, tls: location.tls)
         configuration.options.maximumConnections = 20
         configuration.options.connectTimeout = .seconds(10)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // The pool's own log at error level only: it warns when a lease comes before `run()`
+        // has started (the migrations right after this, a harmless race with the runner task
+        // below), and a connection it cannot make surfaces as the query's error anyway.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .error)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: background)
         self.client = client
         self.logger = logger
         self.location = location
