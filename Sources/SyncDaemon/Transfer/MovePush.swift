@@ -85,6 +85,13 @@ struct MovePush: Sendable {
                 if case .missing = preparer.folder.lstat(path) { return true }
                 return false
             }
+            // Old paths that are on disk again (a download of another device's edit re-created
+            // one while the move was prepared): the move took the server's entries away, so what
+            // is there now is new content to push, not something already synced.
+            result.followUps += ([move.from] + known.map(\.path)).filter { path in
+                if case .missing = preparer.folder.lstat(path) { return false }
+                return true
+            }
         }
         return result
     }
