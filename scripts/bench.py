@@ -808,6 +808,21 @@ def count_files(folder):
     return sum(len([n for n in files if not n.startswith(".")]) for _, _, files in os.walk(folder))
 
 
+def wait_received(device, count, deadline, failure):
+    """Until `device` is idle with nothing pending and `count` files in its folder; `failure`
+    (with `{count}` for the files it has) if `deadline` passes or its syncd exits."""
+    while True:
+        f = device.folder_status()
+        if f and f.get("state") == "idle" and f.get("pending_uploads") == 0 \
+                and f.get("pending_downloads", 0) == 0 and count_files(device.folder) >= count:
+            return
+        if now() > deadline:
+            raise BenchError(failure.format(count=count_files(device.folder)))
+        if device.daemon is not None and device.daemon.poll() is not None:
+            raise BenchError(f"{failure.format(count=count_files(device.folder))}: its syncd exited with {device.daemon.returncode}")
+        time.sleep(0.02)
+
+
 def bench_receive_small(ctx):
     """Device A has 10k x 4 KiB committed; device B starts on an empty folder:
     B's start -> all 10k files present (fsynced, recorded) and B idle. rsync pushes
@@ -830,15 +845,7 @@ def bench_receive_small(ctx):
                 b.server = env.server  # (for Meter only: B has no server of its own)
                 mon = Meter(b)
                 t0 = b.start_daemon()
-                deadline = t0 + ctx.args.timeout
-                while True:
-                    f = b.folder_status()
-                    if f and f.get("state") == "idle" and f.get("pending_uploads") == 0 \
-                            and f.get("pending_downloads", 0) == 0 and count_files(b.folder) >= SMALL_COUNT:
-                        break
-                    if now() > deadline:
-                        raise BenchError(f"device B has {count_files(b.folder)} files after {ctx.args.timeout} s")
-                    time.sleep(0.02)
+                wait_received(b, SMALL_COUNT, t0 + ctx.args.timeout, f"device B has {{count}} files after {ctx.args.timeout} s")
                 t1 = now()
                 check_foreign(ctx, mon, f"receive-small run {run + 1}")
                 b.server = None
@@ -1867,17 +1874,7 @@ def scale_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto, wake_s
         wait_quiet(ctx, f"scale-out {key} receive, run {run + 1}")
         mon = GroupMeter(groups(b))
         t0 = b.start_daemon()
-        deadline = t0 + ctx.args.timeout
-        while True:
-            f = b.folder_status()
-            if f and f.get("state") == "idle" and f.get("pending_uploads") == 0 \
-                    and f.get("pending_downloads", 0) == 0 and count_files(b.folder) >= SMALL_COUNT:
-                break
-            if now() > deadline:
-                raise BenchError(f"{key}: device B has {count_files(b.folder)} files after {ctx.args.timeout} s")
-            if b.daemon.poll() is not None:
-                raise BenchError(f"{key}: device B's syncd exited with {b.daemon.returncode}")
-            time.sleep(0.02)
+        wait_received(b, SMALL_COUNT, t0 + ctx.args.timeout, f"{key}: device B has {{count}} files after {ctx.args.timeout} s")
         t1 = now()
         check_foreign(ctx, mon, f"scale-out {key} receive run {run + 1}")
         out["receive"], out["receive_cpu"] = t1 - t0, mon.by_group
