@@ -34,12 +34,10 @@ final class PostgresMetadataStore: Sendable {
             database: location.database, tls: location.tls)
         configuration.options.maximumConnections = 20
         configuration.options.connectTimeout = .seconds(10)
-        // The pool's own log at error level only: it warns when a lease comes before `run()`
-        // has started (the migrations right after this, a harmless race with the runner task
-        // below), and a connection it cannot make surfaces as the query's error anyway.
-        var background = logger
-        background.logLevel = max(logger.logLevel, .error)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: background)
+        // The server's logger as it is: its level is shared with every other copy (a reload
+        // changes it), so it is not lowered here. The pool may warn once that a lease came
+        // before `run()` started (the migrations right after this): a harmless race.
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
         self.location = location
