@@ -34,7 +34,13 @@ enum WatchLoop {
         signal(SIGTERM, SIG_IGN)
         let sources = [SIGINT, SIGTERM].map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { loop.cancel() }
+            source.setEventHandler {
+                loop.cancel()
+                // At once: a status request in flight to a busy daemon would otherwise hold
+                // the exit until it is answered.
+                if terminal { write(StatusWatch.Terminal.showCursor + "\n") }
+                exit(0)
+            }
             source.resume()
             return source
         }
