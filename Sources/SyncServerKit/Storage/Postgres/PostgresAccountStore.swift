@@ -111,9 +111,7 @@ struct PostgresAccountStore: AccountBackend {
     func grant(device: String, folder: String) async throws {
         try await store.run {
             try await store.client.withTransaction(logger: logger) { connection in
-                guard try await connection.query("SELECT 1 FROM devices WHERE id = \(device)", logger: logger).collect().count == 1 else {
-                    throw APIError.notFound("device '\(device)' does not exist")
-                }
+                try await requireDevice(device, connection)
                 try await requireFolders([folder], connection)
                 try await connection.query(
                     "INSERT INTO grants (device_id, folder_id) VALUES (\(device), \(folder)) ON CONFLICT DO NOTHING", logger: logger)
@@ -133,9 +131,7 @@ struct PostgresAccountStore: AccountBackend {
     func renameDevice(id: String, to name: String) async throws {
         try await store.run {
             try await store.client.withTransaction(logger: logger) { connection in
-                guard try await connection.query("SELECT 1 FROM devices WHERE id = \(id)", logger: logger).collect().count == 1 else {
-                    throw APIError.notFound("device '\(id)' does not exist")
-                }
+                try await requireDevice(id, connection)
                 try await requireNameFree(name, except: id, connection)
                 do {
                     try await connection.query("UPDATE devices SET name = \(name) WHERE id = \(id)", logger: logger)
@@ -152,6 +148,12 @@ struct PostgresAccountStore: AccountBackend {
             "SELECT folder_id FROM grants WHERE device_id = \(device) ORDER BY folder_id", logger: logger
         ).decode(String.self) { folders.append(folder) }
         return folders
+    }
+
+    private func requireDevice(_ id: String, _ connection: PostgresConnection) async throws {
+        guard try await connection.query("SELECT 1 FROM devices WHERE id = \(id)", logger: logger).collect().count == 1 else {
+            throw APIError.notFound("device '\(id)' does not exist")
+        }
     }
 
     private func requireNameFree(_ name: String, except id: String?, _ connection: PostgresConnection) async throws {

@@ -65,11 +65,7 @@ struct PostgresChunkIndex: ChunkIndexBackend {
             .decode(Bool.self)
         { retired = flag }
         if retired { throw PackRetired(pack: pack) }
-        try await connection.query(
-            """
-            INSERT INTO packs (id, durable_length) VALUES (\(pack), \(durableLength))
-            ON CONFLICT (id) DO UPDATE SET durable_length = GREATEST(packs.durable_length, EXCLUDED.durable_length)
-            """, logger: logger)
+        try await record(pack: pack, durableLength: durableLength, connection)
         guard !chunks.isEmpty else { return [] }
         var created = Set<String>()
         for try await hash in try await connection.query(
@@ -83,6 +79,15 @@ struct PostgresChunkIndex: ChunkIndexBackend {
         // A hash twice in one batch: the first is the one indexed.
         var seen = Set<String>()
         return chunks.map { created.contains($0.hash) && seen.insert($0.hash).inserted }
+    }
+
+    /// The pack's row, its durable length only ever growing.
+    private func record(pack: PackID, durableLength: Int64, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO packs (id, durable_length) VALUES (\(pack), \(durableLength))
+            ON CONFLICT (id) DO UPDATE SET durable_length = GREATEST(packs.durable_length, EXCLUDED.durable_length)
+            """, logger: logger)
     }
 
     func markSealed(_ packs: [PackID]) async throws {
@@ -181,11 +186,7 @@ struct PostgresChunkIndex: ChunkIndexBackend {
         try await store.run {
             try await client.withTransaction(logger: logger) { connection in
                 for (target, length) in written.sorted(by: { $0.key < $1.key }) {
-                    try await connection.query(
-                        """
-                        INSERT INTO packs (id, durable_length) VALUES (\(target), \(length))
-                        ON CONFLICT (id) DO UPDATE SET durable_length = GREATEST(packs.durable_length, EXCLUDED.durable_length)
-                        """, logger: logger)
+                    try await record(pack: target, durableLength: length, connection)
                 }
                 if !sealed.isEmpty {
                     try await connection.query("UPDATE packs SET sealed = TRUE WHERE id = ANY(\(sealed))", logger: logger)
