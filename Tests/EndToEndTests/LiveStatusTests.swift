@@ -56,7 +56,12 @@ struct LiveStatusTests {
         #expect(output.components(separatedBy: StatusWatch.Terminal.home).count > 3, "frames are redrawn in place")
         #expect(output.contains(StatusWatch.Terminal.clearToEnd))
 
-        view.type("\u{03}")  // Ctrl-C, through the terminal's line discipline: SIGINT to syncctl
+        // Ctrl-C, through the terminal's line discipline: SIGINT to syncctl. Typed again while
+        // the view runs: under load a first keystroke was seen not to reach the pty at all.
+        for _ in 0..<20 where view.isRunning {
+            view.type("\u{03}")
+            do { try await eventually("the view ends", timeout: .milliseconds(500)) { !view.isRunning } } catch {}
+        }
         let status = try await view.exitStatus(within: .seconds(10))
         #expect(status == 0, "\(view.output.suffix(500).debugDescription)")
         let last = view.output.components(separatedBy: StatusWatch.Terminal.home).last ?? ""

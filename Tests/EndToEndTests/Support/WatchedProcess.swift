@@ -68,4 +68,6 @@ final class WatchedProcess: Sendable {
     }
 
     func stop() { _ = process.end(hard: true) }
+
+    var isRunning: Bool { process.isRunning }
 }
