@@ -257,15 +257,17 @@ struct StorageCommand: AsyncParsableCommand {
 
     struct Copy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Copy a stopped server's data to a new data directory and blob store (e.g. an S3 bucket).",
+            abstract: "Copy a stopped server's data to a new metadata store and blob store (e.g. PostgreSQL and an S3 bucket).",
             discussion: """
-                Reads the server of --from (its blobs must be "filesystem"; it must be stopped: both data \
-                directories are locked) and fills the data directory and blob store of --to: the metadata \
-                database is copied whole (SQLite's backup), then every pack is read, each chunk in it checked \
-                against its hash, written to the new store (an S3 bucket with blobs = "s3://..."), and its \
-                size checked there. The old data directory is left as it was. Resumable: run it again after an \
-                interruption and packs already copied are skipped. Then start the server with the --to config. \
-                The new data_dir must not hold a server's data already.
+                Reads the server of --from (SQLite metadata and blobs = "filesystem", the embedded defaults; it \
+                must be stopped: both data directories are locked) and fills the metadata store and blob store \
+                of --to: the metadata is copied whole (SQLite's backup into a new data directory, or every row \
+                into a PostgreSQL database with metadata = "postgres://..."), then every pack is read, each chunk \
+                in it checked against its hash, written to the new store (an S3 bucket with blobs = "s3://..."), \
+                and its size checked there. The old data directory is left as it was. Resumable: run it again \
+                after an interruption; the metadata is copied anew and packs already copied are skipped. No \
+                server starts on the new store until a run has finished. Then start the server with the --to \
+                config. The new data_dir (or database) must not hold a server's data already.
                 """)
 
         @Option(name: .customLong("from"), help: ArgumentHelp("The config of the server to copy.", valueName: "OLD.toml"))

@@ -26,9 +26,10 @@ public enum StorageCopy {
     }
 
     public static func run(from source: ServerSettings, to target: ServerSettings, logger: Logger) async throws -> Report {
-        guard source.metadata == .sqlite, target.metadata == .sqlite else {
+        guard source.metadata == .sqlite else {
             throw APIError.invalidArgument(
-                "storage copy copies SQLite metadata only for now; copying to or from PostgreSQL (issue 10 point 5) is not built yet")
+                "storage copy reads a SQLite data directory: the source config keeps its metadata in \(source.metadata) "
+                    + "(move a PostgreSQL database with pg_dump and pg_restore)")
         }
         guard case .filesystem = source.blobs else {
             throw APIError.invalidArgument(
@@ -44,22 +45,26 @@ public enum StorageCopy {
         let sourceLock = try DataDirectoryLock.acquire(dataDir: source.dataDir, purpose: "storage copy")
         let targetLock = try DataDirectoryLock.acquire(dataDir: target.dataDir, purpose: "storage copy")
         defer { withExtendedLifetime((sourceLock, targetLock)) {} }
-        let marker = target.dataDir + "/copy-in-progress"
-        if access(target.metadataPath, F_OK) == 0 && access(marker, F_OK) != 0 {
-            throw APIError.invalidArgument(
-                "\(target.metadataPath) already exists: storage copy fills a new data directory only (this one holds a server's data)")
+        let metadataTarget = try await MetadataTarget.open(target, logger: logger)
+        do {
+            let report = try await copy(from: source, to: target, metadata: metadataTarget, logger: logger)
+            await metadataTarget.close()
+            return report
+        } catch {
+            await metadataTarget.close()
+            throw error
         }
+    }
 
+    private static func copy(
+        from source: ServerSettings, to target: ServerSettings, metadata metadataTarget: MetadataTarget, logger: Logger
+    ) async throws -> Report {
         // The source as a start would leave it: torn tails cut, the last pack sealed.
         let metadata = try MetadataStore(path: source.metadataPath)
         let chunks = try await source.openChunkStore(index: ChunkIndex(pool: metadata.pool), logger: logger)
         try await chunks.recover()
-        do {
-            try Data(source.dataDir.utf8).write(to: URL(fileURLWithPath: marker))
-        } catch {
-            throw APIError.internalError("cannot write \(marker): \(error)", cause: error)
-        }
-        try copyMetadata(metadata, to: target.metadataPath)
+        try await metadataTarget.begin(from: source.dataDir)
+        try await metadataTarget.copy(metadata)
 
         let targetBlobs: any BlobStore = try targetStore(target)
         let present = try await targetBlobs.list()
@@ -77,7 +82,7 @@ public enum StorageCopy {
             report.bytesCopied += size
             logger.debug("copied pack \(path) to \(targetBlobs.name(of: pack))")
         }
-        guard unlink(marker) == 0 else { throw StoreIOError(operation: "unlink", path: marker, code: errno).apiError }
+        try await metadataTarget.end()
         return report
     }
 

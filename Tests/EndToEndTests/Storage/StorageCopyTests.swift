@@ -72,6 +72,65 @@ struct StorageCopyTests {
             == packs.count)
     }
 
+    /// Issue 10 point 5: the embedded defaults (SQLite, packs in the data directory) move to
+    /// PostgreSQL and a bucket; an interrupted copy leaves a database no server starts on.
+    @Test func aSQLiteServerMovesToPostgreSQLAndABucket() async throws {
+        let moto = try await MotoServer.start()
+        let bucket = try await TestBucket.create(on: moto, label: "copy-pg")
+        let tmp = try TemporaryDirectory("storage-copy-pg")
+        defer { tmp.remove() }
+        let old = try ServerProcess(dir: try tmp.sub("old"), pinnedMetadata: true)
+        defer { old.stop() }
+        let credential = try old.provision(folder: "docs", device: "writer")
+        try old.admin(["device", "add", "--name", "spare", "--folder", "docs"])
+        try old.admin(["device", "revoke", "spare"])
+        try await old.start()
+        var files = try await ProtocolLoad(client: old.client(credential: credential), folder: "docs").push(prefix: "p", count: 300, size: 8192, seed: 0xd0)
+        old.stop()
+        let devices = try old.admin(["device", "list"])
+        let head = try #require(try old.sql("SELECT rev FROM folders WHERE id = 'docs'").first?.first)
+
+        let database = try PostgresServer.shared().database("copied") + "?sslmode=disable"
+        let new = try ServerProcess(dir: try tmp.sub("new"), port: old.port, pinnedMetadata: true)
+        new.postgresURL = database
+        // Interrupted: the metadata went in, the bucket cannot be reached.
+        try new.writeConfig(storage: "metadata = \"\(database)\"\n" + bucket.storageConfig(prefix: "pg").replacingOccurrences(
+            of: moto.endpoint, with: "http://127.0.0.1:\(try freePort())"))
+        let interrupted = try Process.capture(
+            try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
+        #expect(interrupted.status == 1)
+        #expect(interrupted.err.contains("no answer from"), "\(interrupted.err)")
+        try new.writeConfig(storage: "metadata = \"\(database)\"\n" + bucket.storageConfig(prefix: "pg"))
+        // No server starts on a database whose packs are not all there.
+        try await new.start(waitUntilHealthy: false)
+        #expect(try await new.waitForExit(timeout: .seconds(30)) == nil)
+        let log = try String(contentsOfFile: new.dir + "/server.log", encoding: .utf8)
+        #expect(log.contains("storage copy` from \(old.dir)/data into this server's storage has not finished"), "\(log)")
+
+        let copy = try Self.copy(from: old, to: new)
+        #expect(copy.hasPrefix("storage copy: metadata copied; "), "\(copy)")
+        #expect(try new.sql("SELECT count(*) FROM storage_copy") == [["0"]])
+        #expect(try new.sql("SELECT rev FROM folders WHERE id = 'docs'") == [[head]])
+        let second = try Process.capture(
+            try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
+        #expect(second.status == 1)
+        #expect(second.err.contains("already holds a server's data: storage copy fills a new database only"), "\(second.err)")
+
+        // The new server knows both devices as they were and serves every file from the bucket.
+        try await new.start()
+        defer { new.stop() }
+        #expect(try new.admin(["device", "list"]) == devices)
+        let client = new.client(credential: credential)
+        try await ProtocolLoad(client: client, folder: "docs").expectReadable(files)
+        #expect(try new.admin(["storage", "check"]).hasPrefix("storage check: ok: 300 chunk(s)"))
+        #expect(try new.packBytes() == 0)
+        // Commits go on from the copied revision, gap-free.
+        files.merge(try await ProtocolLoad(client: client, folder: "docs").push(prefix: "q", count: 10, size: 4096, seed: 0xd1)) { $1 }
+        let revs = try new.sql("SELECT rev FROM versions WHERE folder_id = 'docs' ORDER BY rev").map { Int64($0[0]) ?? -1 }
+        #expect(revs == Array(1...(Int64(head) ?? 0) + 10))
+        try await ProtocolLoad(client: client, folder: "docs").expectReadable(files)
+    }
+
     @Test func aDamagedPackIsNotCopiedAndATargetInUseIsRefused() async throws {
         let moto = try await MotoServer.start()
         let bucket = try await TestBucket.create(on: moto, label: "copy")

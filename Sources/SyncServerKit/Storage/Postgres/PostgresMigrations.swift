@@ -33,6 +33,11 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at)",
         ]),
+        // A `storage copy` into this database that has not finished (the SQLite data directory
+        // it copies from): servers refuse to start on it until a copy run ends.
+        ("p5-storage-copy", [
+            "CREATE TABLE storage_copy (id INTEGER PRIMARY KEY CHECK (id = 1), source TEXT NOT NULL, started_at BIGINT NOT NULL)"
+        ]),
     ]
 
     /// The advisory lock key migrations take ("syncmigr").

@@ -1,0 +1,50 @@
+import PostgresNIO
+
+/// The mark of a `storage copy` into this database (`storage_copy`, one row while a copy has
+/// not finished): a copy only fills a database that is new or that an unfinished copy left,
+/// and no server starts on one until the copy has run to its end.
+extension PostgresMetadataStore {
+    /// The data directory an unfinished copy copies from; nil when none is under way.
+    func unfinishedCopy() async throws -> String? {
+        try await run {
+            for try await source in try await client.query("SELECT source FROM storage_copy WHERE id = 1", logger: logger)
+                .decode(String.self)
+            { return source }
+            return nil
+        }
+    }
+
+    /// Marks a copy from `source` as under way; refused when the database holds a server's
+    /// data (folders, devices or packs) and no unfinished copy left it.
+    func beginCopy(from source: String) async throws {
+        try await run {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("LOCK TABLE storage_copy IN EXCLUSIVE MODE", logger: logger)
+                var marked = false
+                for try await _ in try await connection.query("SELECT 1 FROM storage_copy WHERE id = 1", logger: logger) {
+                    marked = true
+                }
+                var used = false
+                for try await value in try await connection.query(
+                    "SELECT EXISTS (SELECT 1 FROM folders) OR EXISTS (SELECT 1 FROM devices) OR EXISTS (SELECT 1 FROM packs)",
+                    logger: logger
+                ).decode(Bool.self) { used = value }
+                guard marked || !used else {
+                    throw APIError.invalidArgument(
+                        "the database \(location) already holds a server's data: storage copy fills a new database only "
+                            + "(make an empty one with createdb)")
+                }
+                try await connection.query(
+                    """
+                    INSERT INTO storage_copy (id, source, started_at) VALUES (1, \(source), \(MetadataStore.nowSeconds()))
+                    ON CONFLICT (id) DO UPDATE SET source = EXCLUDED.source, started_at = EXCLUDED.started_at
+                    """, logger: logger)
+            }
+        }
+    }
+
+    /// The copy ran to its end: servers may start.
+    func endCopy() async throws {
+        try await run { try await client.query("DELETE FROM storage_copy", logger: logger) }
+    }
+}
