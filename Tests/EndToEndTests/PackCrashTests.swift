@@ -122,13 +122,8 @@ struct PackCrashTests {
         server.stop()
         #expect(try server.admin(["storage", "check"]).hasPrefix("storage check: ok: 1 chunk(s)"))
 
-        // Bit rot in the middle of the only record of the only pack.
-        let packs = server.dir + "/data/packs"
-        let pack = try #require(try FileManager.default.contentsOfDirectory(atPath: packs).first { $0.hasSuffix(".pack") })
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: packs + "/" + pack))
-        try handle.seek(toOffset: 40 + 5_000)
-        try handle.write(contentsOf: [0xff, 0x00, 0xff])
-        try handle.close()
+        // Bit rot in the middle of the only record of the only pack (a file, or an object).
+        _ = try await server.damageOnlyPack(at: 40 + 5_000, with: [0xff, 0x00, 0xff])
         let result = try Process.capture(try Binaries.path("sync-server"), ["storage", "check", "--config", server.configPath])
         #expect(result.status == 1)
         #expect(result.out.contains("docs/notes/a.bin rev 1: chunk \(hash): damaged"), "\(result.out)")

@@ -58,7 +58,7 @@ struct CompactionCrashTests {
         try await server.start(environment: StorageGCTests.later)
         let liveBytes = StorageGCTests.liveBytes(live)
         try await eventually("the packs shrink to the live data", timeout: .seconds(60)) {
-            Double(try server.packBytes()) <= 1.2 * Double(liveBytes + Int64(live.count * 40))
+            Double(try await server.packBytes()) <= 1.2 * Double(liveBytes + Int64(live.count * 40))
         }
         let device = try DaemonProcess(dir: try tmp.sub("device"), folderID: "docs", serverURL: server.url, credential: credential)
         try await device.start()

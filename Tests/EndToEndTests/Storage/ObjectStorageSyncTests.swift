@@ -28,7 +28,7 @@ struct ObjectStorageSyncTests {
         let stored = try await bucket.packs(prefix: "team")
         #expect(stored.count > 0)
         #expect(stored.bytes >= Int64(150 * 3000 + (3 << 20)))
-        #expect(try devices.server.packBytes() == 0, "no pack stays in the data directory")
+        #expect(try devices.server.localPackBytes() == 0, "no pack stays in the data directory")
 
         // The server restarts on the bucket and goes on serving; beta's edit reaches alpha.
         devices.server.stop()

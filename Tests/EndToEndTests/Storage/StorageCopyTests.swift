@@ -66,7 +66,7 @@ struct StorageCopyTests {
         defer { new.stop() }
         try await ProtocolLoad(client: new.client(credential: credential), folder: "docs").expectReadable(files)
         #expect(try new.admin(["storage", "check"]).hasPrefix("storage check: ok: 600 chunk(s)"))
-        #expect(try new.packBytes() == 0)
+        #expect(try new.localPackBytes() == 0)
         // The old data directory is as it was.
         #expect(try FileManager.default.contentsOfDirectory(atPath: old.dir + "/data/packs").filter { $0.hasSuffix(".pack") }.count
             == packs.count)
@@ -123,7 +123,7 @@ struct StorageCopyTests {
         let client = new.client(credential: credential)
         try await ProtocolLoad(client: client, folder: "docs").expectReadable(files)
         #expect(try new.admin(["storage", "check"]).hasPrefix("storage check: ok: 300 chunk(s)"))
-        #expect(try new.packBytes() == 0)
+        #expect(try new.localPackBytes() == 0)
         // Commits go on from the copied revision, gap-free.
         files.merge(try await ProtocolLoad(client: client, folder: "docs").push(prefix: "q", count: 10, size: 4096, seed: 0xd1)) { $1 }
         let revs = try new.sql("SELECT rev FROM versions WHERE folder_id = 'docs' ORDER BY rev").map { Int64($0[0]) ?? -1 }

@@ -41,12 +41,14 @@ struct StorageGCTests {
         #expect(second.err.contains("is in use by another sync-server process (pid"), "\(second.err)")
 
         server.stop()
-        let before = try server.packBytes()
+        let before = try await server.packBytes()
+        #expect(before > Self.liveBytes(live), "the packs are where the server keeps them (the S3 pass: the bucket)")
+        if server.sharedPrefix != nil { #expect(try server.localPackBytes() == 0) }
         let started = ContinuousClock.now
         let out = try server.admin(["storage", "gc"], environment: Self.later)
         let took = ContinuousClock.now - started
         #expect(out.hasPrefix("storage gc: pruned 1800 old version(s); dropped 1800 unreferenced chunk(s) (7.0 MiB)"), "\(out)")
-        let after = try server.packBytes()
+        let after = try await server.packBytes()
         #expect(Double(after) <= 1.2 * Double(Self.liveBytes(live)), "packs \(before) -> \(after) bytes for \(Self.liveBytes(live)) live")
         print("storage gc (2,000 x 4 KiB, 1,800 deleted): packs \(before) -> \(after) bytes in \(took): \(out)")
 
@@ -68,7 +70,7 @@ struct StorageGCTests {
         server.stop()
         try await server.start(environment: Self.later)
         try await eventually("the packs shrink to the live data", timeout: .seconds(60)) {
-            Double(try server.packBytes()) <= 1.2 * Double(Self.liveBytes(live))
+            Double(try await server.packBytes()) <= 1.2 * Double(Self.liveBytes(live))
         }
         try await eventually("the round is logged") { server.log.contains("storage gc: pruned 1800 old version(s)") }
         try await load.expectReadable(live)

@@ -42,9 +42,27 @@ final class ServerProcess: @unchecked Sendable {
             [storage]
             retention = "30d"
             \(try metadataLine())
+            \(try sharedBlobs(unless: storage).line)
             \(storage)
+            \(try sharedBlobs(unless: storage).table)
             """)
     }
+
+    /// With `SYNCD_TEST_SERVER_BLOBS=s3` every server of the run that does not name its own
+    /// blobs keeps its packs in the run's moto bucket, under a prefix of its own (the
+    /// PostgreSQL + S3 pass of scripts/test.sh): the `blobs` line and its `[storage.s3]` table.
+    private func sharedBlobs(unless storage: String) throws -> (line: String, table: String) {
+        guard ProcessInfo.processInfo.environment["SYNCD_TEST_SERVER_BLOBS"] == "s3", !pinnedMetadata,
+            !storage.contains("blobs =")
+        else { return ("", "") }
+        let bucket = try SharedMotoBucket.shared()
+        let prefix = sharedPrefix ?? "srv-\(UUID().uuidString.prefix(8).lowercased())"
+        sharedPrefix = prefix
+        return (bucket.blobsLine(prefix: prefix), bucket.s3Table)
+    }
+
+    /// Its prefix in the run's shared bucket, when it keeps its packs there.
+    private(set) var sharedPrefix: String?
 
     /// With `SYNCD_TEST_SERVER_METADATA=postgres` every server of the run keeps its metadata in
     /// a database of its own in the run's PostgreSQL cluster (the second end-to-end pass of
@@ -104,8 +122,40 @@ final class ServerProcess: @unchecked Sendable {
         return p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil
     }
 
+    /// Bytes of its packs: the pack files in the data directory, or its objects in the run's
+    /// shared bucket (in the S3 pass).
+    func packBytes() async throws -> Int64 {
+        if let sharedPrefix {
+            let objects = try await SharedMotoBucket.shared().client.list(prefix: sharedPrefix + "/packs/")
+            return objects.reduce(0) { $0 + $1.size }
+        }
+        return try localPackBytes()
+    }
+
+    /// Overwrites `bytes` at `offset` of its only pack (bit rot), wherever it keeps its packs;
+    /// the pack's name.
+    func damageOnlyPack(at offset: Int, with bytes: [UInt8]) async throws -> String {
+        if let sharedPrefix {
+            let client = try SharedMotoBucket.shared().client
+            let objects = try await client.list(prefix: sharedPrefix + "/packs/")
+            guard objects.count == 1, let key = objects.first?.key else { throw TestFailure("not one pack: \(objects.map(\.key))") }
+            var content = try await client.get(key: key)
+            content.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+            try await client.put(key: key, bytes: content)
+            return String(key.split(separator: "/").last ?? "")
+        }
+        let packs = dir + "/data/packs"
+        let names = try FileManager.default.contentsOfDirectory(atPath: packs).filter { $0.hasSuffix(".pack") }
+        guard names.count == 1, let pack = names.first else { throw TestFailure("not one pack: \(names)") }
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: packs + "/" + pack))
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        return pack
+    }
+
     /// Bytes of the pack files in the data directory.
-    func packBytes() throws -> Int64 {
+    func localPackBytes() throws -> Int64 {
         let packs = dir + "/data/packs"
         var total: Int64 = 0
         guard FileManager.default.fileExists(atPath: packs) else { return 0 }

@@ -37,3 +37,12 @@ struct TestBucket {
         return (objects.count, objects.reduce(0) { $0 + $1.size })
     }
 }
+
+extension SharedMotoBucket {
+    /// A client of the run's shared bucket with no prefix: keys are full keys.
+    var client: S3Client {
+        S3Client(
+            location: S3Location(bucket: name, prefix: "", endpoint: URL(string: endpoint)!, region: "us-east-1", pathStyle: true),
+            credentials: S3Credentials(accessKeyID: MotoServer.accessKeyID, secretAccessKey: MotoServer.secretAccessKey))
+    }
+}
