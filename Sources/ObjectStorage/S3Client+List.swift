@@ -1,9 +1,20 @@
+import Foundation
+
 /// Listing the objects under a prefix (ListObjectsV2, page after page).
 extension S3Client {
     public struct Object: Sendable, Equatable {
         /// The full key.
         public var key: String
         public var size: Int64
+        /// When it was written, as the store says (nil if the listing left it out or it
+        /// could not be read).
+        public var lastModified: Date? = nil
+
+        public init(key: String, size: Int64, lastModified: Date? = nil) {
+            self.key = key
+            self.size = size
+            self.lastModified = lastModified
+        }
     }
 
     /// Every object whose key starts with `prefix` (the client's prefix prepended), asking
@@ -16,23 +27,28 @@ extension S3Client {
             if let token { query.append(("continuation-token", token)) }
             if let pageSize { query.append(("max-keys", String(pageSize))) }
             let answer = try await send(.GET, key: nil, query: query, expect: [200])
-            guard let elements = S3XML.elements(["Key", "Size", "IsTruncated", "NextContinuationToken"], in: answer.body) else {
+            guard let elements = S3XML.elements(["Key", "LastModified", "Size", "IsTruncated", "NextContinuationToken"], in: answer.body) else {
                 throw S3Error(kind: .rejected, operation: "GET (list)", target: target(key(name)), message: "the listing is not XML")
             }
             var pendingKey: String?
+            var pendingDate: Date?
             var truncated = false
             token = nil
             for element in elements {
                 switch element.name {
-                case "Key": pendingKey = element.text
+                case "Key":
+                    pendingKey = element.text
+                    pendingDate = nil
+                case "LastModified": pendingDate = Self.timestamp(element.text)
                 case "Size":
                     guard let objectKey = pendingKey, let size = Int64(element.text) else {
                         throw S3Error(kind: .rejected, operation: "GET (list)", target: target(key(name)), message: "a listed object has no key or size")
                     }
-                    objects.append(Object(key: objectKey, size: size))
+                    objects.append(Object(key: objectKey, size: size, lastModified: pendingDate))
                     pendingKey = nil
                 case "IsTruncated": truncated = element.text == "true"
-                default: token = element.text
+                case "NextContinuationToken": token = element.text
+                default: break
                 }
             }
             if truncated && token == nil {
@@ -41,5 +57,14 @@ extension S3Client {
             if !truncated { token = nil }
         } while token != nil
         return objects
+    }
+
+    /// `2009-10-12T17:50:30.000Z` (ISO 8601, with or without fractional seconds).
+    static func timestamp(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let date = try? Date(trimmed, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
+            return date
+        }
+        return try? Date(trimmed, strategy: .iso8601)
     }
 }

@@ -37,6 +37,9 @@ import TestSupport
         let listed = try await s3.list(prefix: "packs/")
         #expect(Set(listed.map(\.key)) == [key, s3.key("packs/a b+c.pack")])
         #expect(listed.first { $0.key == key }?.size == 100_000)
+        // When each was written, as the store says (moto: the time of the put).
+        let written = try #require(listed.first { $0.key == key }?.lastModified)
+        #expect(abs(written.timeIntervalSinceNow) < 600, "\(written)")
 
         try await s3.delete(key: key)
         try await s3.delete(key: key)  // gone already: fine
@@ -45,6 +48,13 @@ import TestSupport
         #expect(error?.status == 404)
         #expect(error?.code == "NoSuchKey")
         #expect(error?.description.contains("GET s3://") == true)
+    }
+
+    @Test func listedTimesAreReadWithAndWithoutFractions() {
+        #expect(S3Client.timestamp("2009-10-12T17:50:30.000Z") == Date(timeIntervalSince1970: 1_255_369_830))
+        #expect(S3Client.timestamp("2009-10-12T17:50:30.250Z") == Date(timeIntervalSince1970: 1_255_369_830.25))
+        #expect(S3Client.timestamp("2009-10-12T17:50:30Z") == Date(timeIntervalSince1970: 1_255_369_830))
+        #expect(S3Client.timestamp("yesterday") == nil)
     }
 
     @Test func listingFollowsContinuationTokens() async throws {

@@ -16,6 +16,8 @@ extension StorageGC {
         /// Bytes of all packs before and after the round.
         public var packBytesBefore: Int64 = 0
         public var packBytesAfter: Int64 = 0
+        /// Pack objects no row named, left in the bucket by crashed uploads or compactions.
+        public var leftoverObjectsDeleted = 0
         /// The longest time one compaction append held the pack writer's lock.
         public var longestAppend: Duration = .zero
         public var took: Duration = .zero
@@ -23,7 +25,7 @@ extension StorageGC {
         public init() {}
 
         public var reclaimedAnything: Bool {
-            versionsPruned > 0 || chunksDropped > 0 || packsRewritten > 0 || packsDeleted > 0
+            versionsPruned > 0 || chunksDropped > 0 || packsRewritten > 0 || packsDeleted > 0 || leftoverObjectsDeleted > 0
         }
 
         /// One line for an operator.
@@ -37,6 +39,7 @@ extension StorageGC {
             if bytesCopied > 0 {
                 parts.append(String(format: "longest append %.0f ms", Self.seconds(longestAppend) * 1000))
             }
+            if leftoverObjectsDeleted > 0 { parts.append("deleted \(leftoverObjectsDeleted) leftover pack object(s) no row named") }
             if packsSkipped > 0 { parts.append("skipped \(packsSkipped) pack(s) holding damaged chunks (run `sync-server storage check`)") }
             parts.append("packs \(Self.mib(packBytesBefore)) -> \(Self.mib(packBytesAfter))")
             parts.append(String(format: "took %.2f s", Self.seconds(took)))

@@ -29,6 +29,7 @@ public struct StorageGC: Sendable {
         report.packsSkipped = compacted.skipped
         report.bytesCopied = compacted.bytesCopied
         report.longestAppend = compacted.longestAppend
+        report.leftoverObjectsDeleted = try await chunks.sweepLeftoverObjects(now: now, grace: ChunkGC.graceSeconds)
         report.packBytesAfter = try await packBytes()
         report.took = ContinuousClock.now - started
         return report

@@ -81,6 +81,43 @@ struct SeveralInstancesTests {
         #expect(try two.sql("SELECT count(*) FROM chunk_index").first?.first != "0", "nothing of the index was dropped")
     }
 
+    /// A start leaves alone pack objects no row names (another instance may be uploading them);
+    /// a storage round deletes them once they are a day old, and nothing else.
+    @Test func leftoverObjectsInASharedBucketGoOnceTheyAreADayOld() async throws {
+        let moto = try await MotoServer.start()
+        let bucket = try await TestBucket.create(on: moto, label: "leftovers")
+        let database = try PostgresServer.shared().database("leftovers") + "?sslmode=disable"
+        let tmp = try TemporaryDirectory("leftover-objects")
+        defer { tmp.remove() }
+        let server = try ServerProcess(dir: try tmp.sub("one"), pinnedMetadata: true)
+        try server.writeConfig(storage: "metadata = \"\(database)\"\n" + bucket.storageConfig(prefix: "team"))
+        server.postgresURL = database
+        let credential = try server.provision(folder: "docs", device: "writer")
+        try await server.start()
+        let files = try await ProtocolLoad(client: server.client(credential: credential), folder: "docs")
+            .push(prefix: "p", count: 50, size: 4096, seed: 0x1e)
+        server.stop()
+        let live = try await bucket.packs(prefix: "team")
+        // What an upload killed between its put and its index rows leaves.
+        let leftover = "team/packs/00000000fffffff0.pack"
+        try await bucket.client.put(key: leftover, bytes: pseudoRandomBytes(count: 5000, seed: 3))
+
+        try await server.start()
+        server.stop()
+        let fresh = try server.admin(["storage", "gc"])
+        #expect(!fresh.contains("leftover"), "\(fresh)")
+        #expect(try await bucket.client.size(key: leftover) == 5000, "a fresh one may be an upload in flight: kept")
+
+        let later = try server.admin(["storage", "gc"], environment: ["SYNC_SERVER_NOW_OFFSET": "\(2 * 86_400)"])
+        #expect(later.contains("deleted 1 leftover pack object(s) no row named"), "\(later)")
+        #expect(try await bucket.client.size(key: leftover) == nil)
+        #expect(try await bucket.packs(prefix: "team").count == live.count, "every indexed pack stays")
+        try await server.start()
+        defer { server.stop() }
+        try await ProtocolLoad(client: server.client(credential: credential), folder: "docs").expectReadable(files)
+        #expect(try server.admin(["storage", "check"]).hasPrefix("storage check: ok: 50 chunk(s)"))
+    }
+
     static func waitForBoth(_ a: DaemonProcess, _ b: DaemonProcess, timeout: Duration) async throws {
         var last: ([String: String], [String: String]) = ([:], [:])
         do {

@@ -54,7 +54,8 @@ extension ChunkStore {
         if index.shared {
             // Another instance may have uploaded it and not yet indexed its chunks.
             if !orphans.isEmpty {
-                logger.info("\(orphans.count) pack object(s) no row names are left in place (other instances may be uploading them)")
+                logger.info(
+                    "\(orphans.count) pack object(s) no row names are left in place (other instances may be uploading them); storage rounds delete such objects once they are a day old")
             }
         } else {
             for id in orphans {
@@ -71,5 +72,25 @@ extension ChunkStore {
                 ])
         }
         return report
+    }
+
+    /// Deletes the pack objects in the bucket that no row names and that were written more
+    /// than `grace` seconds before `now`: what crashed uploads and compactions left. A pack is
+    /// put, then indexed within the same request, so an object that old is no upload in
+    /// flight (on any instance); one whose time the listing does not give is kept. Listed
+    /// before the rows are read: a pack indexed in between is seen with its row. How many.
+    func sweepLeftoverObjects(now: Date, grace: Int64) async throws -> Int {
+        guard let store = blobs as? S3BlobStore else { return 0 }
+        let objects = try await store.remoteObjects()
+        let rows = try await index.packRows()
+        let cutoff = now.addingTimeInterval(-TimeInterval(grace))
+        var deleted = 0
+        for (id, object) in objects.sorted(by: { $0.key < $1.key }) where rows[id] == nil {
+            guard let written = object.lastModified, written < cutoff else { continue }
+            try await store.delete(pack: id)
+            logger.info("deleted pack object \(store.name(of: id)) that no row names (written \(written), left by a crashed upload or compaction)")
+            deleted += 1
+        }
+        return deleted
     }
 }

@@ -74,17 +74,22 @@ struct S3BlobStore: BlobStore {
 
     /// The packs in the bucket only.
     func remote() async throws -> [PackID: Int64] {
+        try await remoteObjects().mapValues(\.size)
+    }
+
+    /// The packs in the bucket, as listed (sizes and when each was written).
+    func remoteObjects() async throws -> [PackID: S3Client.Object] {
         let objects: [S3Client.Object]
         do {
             objects = try await client.list(prefix: Self.folder)
         } catch let error as S3Error {
             throw StoreIOError(s3: error)
         }
-        var packs: [PackID: Int64] = [:]
+        var packs: [PackID: S3Client.Object] = [:]
         let start = client.key(Self.folder)
         for object in objects where object.key.hasPrefix(start) {
             guard let id = PackName.id(of: String(object.key.dropFirst(start.count))) else { continue }
-            packs[id] = object.size
+            packs[id] = object
         }
         return packs
     }
