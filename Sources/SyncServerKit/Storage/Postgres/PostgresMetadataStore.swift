@@ -15,13 +15,16 @@ final class PostgresMetadataStore: Sendable {
     let location: PostgresLocation
     private let runner: Task<Void, Never>
 
-    /// Connects, and applies the migrations not yet applied.
+    /// Connects, and applies the migrations not yet applied (on a connection of their own, so
+    /// that the pool's first lease comes once its `run()` is long under way).
     static func open(_ location: PostgresLocation, logger: Logger) async throws -> PostgresMetadataStore {
-        try await probe(location, logger: logger)
+        let connection = try await connect(location, logger: logger)
         let store = PostgresMetadataStore(location: location, logger: logger)
         do {
-            _ = try await store.run { try await PostgresMigrations.migrate(store.client, logger: logger) }
+            _ = try await store.run { try await PostgresMigrations.migrate(connection, logger: logger) }
+            try await connection.close()
         } catch {
+            do { try await connection.close() } catch { logger.debug("closing the migration connection: \(error)") }
             await store.shutdown()
             throw error
         }
@@ -35,8 +38,7 @@ final class PostgresMetadataStore: Sendable {
         configuration.options.maximumConnections = 20
         configuration.options.connectTimeout = .seconds(10)
         // The server's logger as it is: its level is shared with every other copy (a reload
-        // changes it), so it is not lowered here. The pool may warn once that a lease came
-        // before `run()` started (the migrations right after this): a harmless race.
+        // changes it), so it is not lowered here.
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
@@ -44,17 +46,16 @@ final class PostgresMetadataStore: Sendable {
         runner = Task { await client.run() }
     }
 
-    /// One connection made and closed: the pool would keep trying a database it cannot reach
-    /// (a wrong password, a full server, nothing listening) and the start would wait forever;
-    /// this says why at once.
-    private static func probe(_ location: PostgresLocation, logger: Logger) async throws {
+    /// One connection made first, outside the pool: the pool would keep trying a database it
+    /// cannot reach (a wrong password, a full server, nothing listening) and the start would
+    /// wait forever; this says why at once.
+    private static func connect(_ location: PostgresLocation, logger: Logger) async throws -> PostgresConnection {
         do {
             var configuration = PostgresConnection.Configuration(
                 host: location.host, port: location.port, username: location.user, password: location.password,
                 database: location.database, tls: try location.connectionTLS)
             configuration.options.connectTimeout = .seconds(10)
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            try await connection.close()
+            return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         } catch let error as PSQLError {
             throw APIError.internalError("cannot use the metadata database \(location): \(describe(error))", cause: error)
         } catch {

@@ -43,10 +43,10 @@ enum PostgresMigrations {
     /// The advisory lock key migrations take ("syncmigr").
     static let lockKey: Int64 = 0x7379_6E63_6D69_6772
 
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [String] {
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
         var applied: [String] = []
         for migration in all {
-            let done: Bool = try await client.withTransaction(logger: logger) { connection in
+            let done: Bool = try await connection.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
                 try await connection.query(
                     "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
