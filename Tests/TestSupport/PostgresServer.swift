@@ -10,13 +10,16 @@ import Synchronization
 /// and removes its directory when the test process ends, however it ends.
 ///
 /// The cluster runs with `fsync=off`: it is thrown away, and the tests are about what the
-/// server does, not about PostgreSQL's durability.
+/// server does, not about PostgreSQL's durability. It offers TLS with a certificate for
+/// 127.0.0.1 from a throwaway CA (`caFile`); connections may still go without it.
 public final class PostgresServer: Sendable {
     public let port: Int
     public let user = "syncd"
     public let password: String
     public let binaries: String
     let directory: String
+    /// The CA that signed the cluster's TLS certificate.
+    public var caFile: String { directory + "/tls/ca.pem" }
 
     private init(port: Int, password: String, binaries: String, directory: String) {
         self.port = port
@@ -56,8 +59,11 @@ public final class PostgresServer: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let password = UUID().uuidString
         try password.write(toFile: directory + "/pwfile", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: directory + "/tls", withIntermediateDirectories: true)
+        let certificates = try TestCertificates(dir: directory + "/tls")
         let owner = getuid() == 0 ? try unprivilegedUser() : nil
         if let owner { try run("/bin/chown", ["-R", owner, directory]) }
+        try run("/bin/chmod", ["0600", certificates.serverKey])
         let port = try freePort()
         let server = PostgresServer(port: port, password: password, binaries: binaries, directory: directory)
         try server.watch(owner: owner)
@@ -67,7 +73,8 @@ public final class PostgresServer: Sendable {
         ])
         try server.asOwner(owner, binaries + "/pg_ctl", [
             "-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "60", "start", "-o",
-            "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=600",
+            "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=600 -c ssl=on "
+                + "-c ssl_cert_file=\(certificates.serverCertificate) -c ssl_key_file=\(certificates.serverKey)",
         ])
         return server
     }

@@ -79,4 +79,36 @@ struct PostgresStartTests {
         }
         #expect(ContinuousClock.now - started < .seconds(30))
     }
+
+    /// `sslrootcert`: the server's certificate is checked against that CA (`verify-full` also
+    /// the host name, `require` with a CA as `verify-ca`); another CA, or the system's, refuse it.
+    @Test func theCertificateIsCheckedAgainstSslrootcert() async throws {
+        let server = try PostgresServer.shared()
+        let tmp = try TemporaryDirectory("pg-tls")
+        defer { tmp.remove() }
+        let other = try TestCertificates(dir: tmp.path)
+        let url = try server.database("tls")
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        func opens(_ query: String) async -> String? {
+            do {
+                let store = try await PostgresMetadataStore.open(try PostgresLocation(url: url + query), logger: logger)
+                try await store.ping()
+                await store.shutdown()
+                return nil
+            } catch let error as APIError {
+                return error.message
+            } catch {
+                return "\(error)"
+            }
+        }
+        for mode in ["verify-full", "verify-ca", "require"] {
+            #expect(await opens("?sslmode=\(mode)&sslrootcert=\(server.caFile)") == nil, "\(mode)")
+            let refused = await opens("?sslmode=\(mode)&sslrootcert=\(other.caFile)")
+            #expect(refused?.contains("cannot use the metadata database") == true, "\(mode): \(refused ?? "opened")")
+        }
+        #expect(await opens("?sslmode=verify-full") != nil, "the system's CAs do not know the test CA")
+        #expect(await opens("?sslmode=require") == nil, "require without a CA file checks nothing")
+        #expect(await opens("?sslmode=prefer&sslrootcert=\(other.caFile)") == nil, "prefer checks nothing")
+        #expect(throws: APIError.self) { try PostgresLocation(url: url + "?sslmode=verify-full&sslrootcert=\(tmp.path)/missing.pem") }
+    }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// Where the PostgreSQL metadata database is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`
 /// (`postgresql://` too). The password comes from the URL, else from `password_file` (its
 /// first line), else from `PGPASSWORD`; none at all is allowed (trust or peer setups).
-/// `?sslmode=disable|prefer|require|verify-full` as libpq reads them.
+/// `?sslmode=disable|prefer|require|verify-ca|verify-full` and `sslrootcert=FILE` as libpq
+/// reads them.
 public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -11,9 +12,13 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     public var password: String?
     public var database: String
     public var sslMode: SSLMode = .prefer
+    /// PEM file of the CAs the server's certificate is checked against (`sslrootcert`); nil:
+    /// the system's.
+    public var rootCertificates: String?
 
-    public enum SSLMode: String, Sendable {
+    public enum SSLMode: String, Sendable, CaseIterable {
         case disable, prefer, require
+        case verifyCA = "verify-ca"
         case verifyFull = "verify-full"
     }
 
@@ -38,9 +43,16 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         self.database = database
         if let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value {
             guard let known = SSLMode(rawValue: mode) else {
-                throw APIError.badRequest("storage.metadata: sslmode=\(mode) is not one of disable, prefer, require, verify-full")
+                throw APIError.badRequest(
+                    "storage.metadata: sslmode=\(mode) is not one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             sslMode = known
+        }
+        if let file = components.queryItems?.first(where: { $0.name == "sslrootcert" })?.value {
+            guard access(file, R_OK) == 0 else {
+                throw APIError.badRequest("storage.metadata: sslrootcert=\(file) cannot be read (\(String(cString: strerror(errno))))")
+            }
+            rootCertificates = file
         }
         if let password = components.password {
             self.password = password

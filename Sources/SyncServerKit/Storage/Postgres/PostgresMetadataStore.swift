@@ -137,13 +137,15 @@ final class PostgresMetadataStore: Sendable {
 
 extension PostgresLocation {
     /// `sslmode` as libpq reads it: `disable`; `prefer` (the default: TLS when the server offers
-    /// it) and `require` (TLS or nothing), neither checking the certificate; `verify-full` (TLS,
-    /// the certificate checked against the system's CAs and the host name).
+    /// it), not checking the certificate; `require` (TLS or nothing), checking the certificate
+    /// against `sslrootcert` when one is given, as `verify-ca` does; `verify-ca` (the
+    /// certificate checked against the CAs: `sslrootcert`, else the system's); `verify-full`
+    /// (the same, and the host name).
     var tls: PostgresClient.Configuration.TLS {
         switch sslMode {
         case .disable: return .disable
         case .prefer: return .prefer(tlsConfiguration)
-        case .require, .verifyFull: return .require(tlsConfiguration)
+        case .require, .verifyCA, .verifyFull: return .require(tlsConfiguration)
         }
     }
 
@@ -153,14 +155,20 @@ extension PostgresLocation {
             switch sslMode {
             case .disable: return .disable
             case .prefer: return .prefer(try NIOSSLContext(configuration: tlsConfiguration))
-            case .require, .verifyFull: return .require(try NIOSSLContext(configuration: tlsConfiguration))
+            case .require, .verifyCA, .verifyFull: return .require(try NIOSSLContext(configuration: tlsConfiguration))
             }
         }
     }
 
     private var tlsConfiguration: TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
-        if sslMode != .verifyFull { configuration.certificateVerification = .none }
+        switch sslMode {
+        case .disable, .prefer: configuration.certificateVerification = .none
+        case .require: configuration.certificateVerification = rootCertificates == nil ? .none : .noHostnameVerification
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .verifyFull: configuration.certificateVerification = .fullVerification
+        }
+        if let rootCertificates { configuration.trustRoots = .file(rootCertificates) }
         return configuration
     }
 }
