@@ -1,6 +1,5 @@
 import CLinux
 import Foundation
-import Synchronization
 
 /// A real PostgreSQL server for tests: Debian's binaries (scripts/install-deps.sh installs
 /// them), a throwaway cluster made with initdb in a temp dir and started with pg_ctl as an
@@ -28,21 +27,11 @@ public final class PostgresServer: Sendable {
         self.directory = directory
     }
 
-    private static let started = Mutex<Result<PostgresServer, TestFailure>?>(nil)
+    private static let started = StartedOnce { try start() }
 
     /// The test process's cluster, started on first use (blocking: a few seconds, once; a
     /// start that failed is not tried again).
-    public static func shared() throws -> PostgresServer {
-        try started.withLock { result in
-            if let result { return try result.get() }
-            let new: Result<PostgresServer, TestFailure>
-            do { new = .success(try start()) } catch let error as TestFailure { new = .failure(error) } catch {
-                new = .failure(TestFailure("\(error)"))
-            }
-            result = new
-            return try new.get()
-        }
-    }
+    public static func shared() throws -> PostgresServer { try started.get() }
 
     /// `postgres://syncd:PASSWORD@127.0.0.1:PORT/NAME` of a new, empty database.
     public func database(_ label: String) throws -> String {

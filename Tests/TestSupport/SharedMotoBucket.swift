@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One bucket on one moto server for a whole test process: the end-to-end pass in which every
 /// server keeps its packs in S3 (`SYNCD_TEST_SERVER_BLOBS=s3`, each server under a prefix of
@@ -9,21 +8,11 @@ public struct SharedMotoBucket: Sendable {
     public let endpoint: String
     public let name: String
 
-    private static let started = Mutex<Result<SharedMotoBucket, TestFailure>?>(nil)
+    private static let started = StartedOnce { try start() }
 
     /// The process's bucket, made on first use (blocking, a few seconds once; a start that
     /// failed is not tried again).
-    public static func shared() throws -> SharedMotoBucket {
-        try started.withLock { result in
-            if let result { return try result.get() }
-            let new: Result<SharedMotoBucket, TestFailure>
-            do { new = .success(try start()) } catch let error as TestFailure { new = .failure(error) } catch {
-                new = .failure(TestFailure("\(error)"))
-            }
-            result = new
-            return try new.get()
-        }
-    }
+    public static func shared() throws -> SharedMotoBucket { try started.get() }
 
     static func start() throws -> SharedMotoBucket {
         let port = try freePort()
