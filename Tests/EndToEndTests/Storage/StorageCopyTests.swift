@@ -114,7 +114,17 @@ struct StorageCopyTests {
         let second = try Process.capture(
             try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
         #expect(second.status == 1)
-        #expect(second.err.contains("already holds a server's data: storage copy fills a new database only"), "\(second.err)")
+        #expect(second.err.contains("already holds a server's data (or a server has started on it)"), "\(second.err)")
+        // An empty database a server has started on is refused too.
+        let used = try ServerProcess(dir: try tmp.sub("used"), pinnedMetadata: true)
+        let usedDatabase = try PostgresServer.shared().database("used") + "?sslmode=disable"
+        try used.writeConfig(storage: "metadata = \"\(usedDatabase)\"")
+        try await used.start()
+        used.stop()
+        let refused = try Process.capture(
+            try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", used.configPath])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("or a server has started on it"), "\(refused.err)")
 
         // The new server knows both devices as they were and serves every file from the bucket.
         try await new.start()

@@ -15,7 +15,8 @@ extension PostgresMetadataStore {
     }
 
     /// Marks a copy from `source` as under way; refused when the database holds a server's
-    /// data (folders, devices or packs) and no unfinished copy left it.
+    /// data (folders, devices or packs) or a server has started on it (it records where its
+    /// packs are), and no unfinished copy left it.
     func beginCopy(from source: String) async throws {
         try await run {
             try await client.withTransaction(logger: logger) { connection in
@@ -26,13 +27,16 @@ extension PostgresMetadataStore {
                 }
                 var used = false
                 for try await value in try await connection.query(
-                    "SELECT EXISTS (SELECT 1 FROM folders) OR EXISTS (SELECT 1 FROM devices) OR EXISTS (SELECT 1 FROM packs)",
+                    """
+                    SELECT EXISTS (SELECT 1 FROM folders) OR EXISTS (SELECT 1 FROM devices) OR EXISTS (SELECT 1 FROM packs)
+                        OR EXISTS (SELECT 1 FROM pack_location)
+                    """,
                     logger: logger
                 ).decode(Bool.self) { used = value }
                 guard marked || !used else {
                     throw APIError.invalidArgument(
-                        "the database \(location) already holds a server's data: storage copy fills a new database only "
-                            + "(make an empty one with createdb)")
+                        "the database \(location) already holds a server's data (or a server has started on it): storage copy "
+                            + "fills a new database only (make an empty one with createdb)")
                 }
                 try await connection.query(
                     """
