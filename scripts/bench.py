@@ -1780,16 +1780,21 @@ def put_chunk(env, data):
     return h
 
 
+def file_change(path, h, size, base_rev=0):
+    """A commit's change: the file at `path` is the one chunk `h` of `size` bytes."""
+    import hashlib
+    return {"path": path, "base_rev": base_rev, "kind": "file", "size": size, "mtime_ns": time.time_ns(),
+            "mode": 0o644, "chunks": [h], "content_hash": hashlib.sha256(bytes.fromhex(h)).hexdigest(),
+            "deleted": False}
+
+
 def wake_sample(writer, waiter, cursor, path):
     """A one-file commit through the protocol on `writer` while a long-poll waits on `waiter`:
     (commit sent -> long-poll answered with it, commit sent -> commit answered, new cursor);
     None for the first when the long-poll came back without the file."""
-    import hashlib
     data = f"wake-up sample {path} {time.time()}\n".encode()
     h = put_chunk(writer, data)
-    body = json.dumps({"changes": [{
-        "path": path, "base_rev": 0, "kind": "file", "size": len(data), "mtime_ns": time.time_ns(), "mode": 0o644,
-        "chunks": [h], "content_hash": hashlib.sha256(bytes.fromhex(h)).hexdigest(), "deleted": False}]}).encode()
+    body = json.dumps({"changes": [file_change(path, h, len(data))]}).encode()
     box = {}
 
     def wait():
@@ -1823,11 +1828,48 @@ SCALE_VARIANTS = [
 ]
 
 
-def scale_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto, wake_samples):
-    """One variant: servers up, A pushes 10k x 4 KiB through instance 1 (daemon start -> all in
-    the feed), B receives through the last instance (daemon start -> all present, idle);
-    with several instances then the feed wake-up across them. Returns a dict of figures."""
-    tag = key.replace("'", "p")
+def scale_variants(default=None):
+    """SCALE_VARIANTS, or those BENCH_SCALE_VARIANTS names (else those keys in `default`)."""
+    wanted = os.environ.get("BENCH_SCALE_VARIANTS")
+    wanted = wanted.split(",") if wanted else default
+    return [v for v in SCALE_VARIANTS if not wanted or v[0] in wanted]
+
+
+class ScaleBackends:
+    """`with ScaleBackends(ctx, what, variants) as (pg, moto)`: a PostgreSQL cluster if a
+    variant needs one, moto's S3 server if one needs a bucket (else None); both stopped at the
+    end and their dirs removed with the rest (kept with --keep)."""
+
+    def __init__(self, ctx, what, variants):
+        self.ctx, self.what, self.variants = ctx, what, variants
+        self.pg = self.moto = None
+
+    def __enter__(self):
+        try:
+            if any(v[3] for v in self.variants):
+                self.pg = PgCluster(self.ctx.args.tmp)
+                log(f"{self.what}: {self.pg.version} on 127.0.0.1:{self.pg.port} (defaults kept: fsync on), "
+                    f"{self.pg.dir}")
+            if any(v[4] for v in self.variants):
+                self.moto = MotoS3(self.ctx.args.tmp)
+                log(f"{self.what}: moto on {self.moto.endpoint}")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self.pg, self.moto
+
+    def __exit__(self, *exc):
+        for b in (self.pg, self.moto):
+            if b:
+                b.stop()
+                self.ctx.trash.append(b.dir) if not self.ctx.args.keep else log(f"kept {b.dir}")
+        self.pg = self.moto = None
+        return False
+
+
+def scale_storage(tag, run, pg_meta, s3, pg, moto):
+    """The [storage] lines of a variant: a new PostgreSQL database and/or a new bucket, or the
+    embedded SQLite / filesystem."""
     storage = ""
     if pg_meta:
         storage += f'metadata = "{pg.database(f"bench_{tag}_{run}_{random.randrange(1 << 24):x}")}"\n'
@@ -1837,27 +1879,57 @@ def scale_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto, wake_s
         storage += moto.bucket(f"bench-{tag}-{run}-{random.randrange(1 << 24):x}")
     else:
         storage += 'blobs = "filesystem"\n'
-    a, b, others = ctx.env(f"scale-{tag}-a"), None, []
+    return storage
+
+
+def start_instances(ctx, name, storage, instances, servers):
+    """`instances` sync-server processes on one `storage`, appended to `servers` as they start
+    (so the caller's finally stops those that did): the first provisions the folder and device
+    "bench", the others share its store and its token."""
+    a = ctx.env(f"{name}-a")
+    servers.append(a)
+    a.start_server(storage=storage)
+    for n in range(2, instances + 1):
+        e = ctx.env(f"{name}-i{n}")
+        servers.append(e)
+        e.start_server(storage=storage, provision=False, token=a.token)
+    return servers
+
+
+def server_groups(servers, pg=None, moto=None):
+    """GroupMeter groups: each server ("server", or "server1".. with several), PostgreSQL, moto."""
+    g = {}
+    for n, e in enumerate(servers, 1):
+        g[f"server{n}" if len(servers) > 1 else "server"] = (lambda e=e: proc_times(e.server))
+    if pg:
+        g["postgres"] = pg.cpu
+    if moto:
+        g["moto"] = moto.cpu
+    return g
+
+
+def note_server_logs(ctx, servers, what):
+    problems, count = server_log_problems(servers)
+    if count:
+        ctx.note(f"{what}: {count} warning/error line(s) in the server logs, e.g.:\n    " + "\n    ".join(problems))
+
+
+def scale_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto, wake_samples):
+    """One variant: servers up, A pushes 10k x 4 KiB through instance 1 (daemon start -> all in
+    the feed), B receives through the last instance (daemon start -> all present, idle);
+    with several instances then the feed wake-up across them. Returns a dict of figures."""
+    tag = key.replace("'", "p")
+    storage = scale_storage(tag, run, pg_meta, s3, pg, moto)
+    servers, b = [], None
     out = {}
     try:
-        a.start_server(storage=storage)
-        for n in range(2, instances + 1):
-            e = ctx.env(f"scale-{tag}-i{n}")
-            e.start_server(storage=storage, provision=False, token=a.token)
-            others.append(e)
-        servers = [a] + others
+        start_instances(ctx, f"scale-{tag}", storage, instances, servers)
+        a, others = servers[0], servers[1:]
         last = servers[-1]
         write_small_files(a.folder, ctx.scale_payloads)
 
         def groups(dev):
-            g = {"syncd": lambda: proc_times(dev.daemon)}
-            for n, e in enumerate(servers, 1):
-                g[f"server{n}" if len(servers) > 1 else "server"] = (lambda e=e: proc_times(e.server))
-            if pg_meta:
-                g["postgres"] = pg.cpu
-            if s3:
-                g["moto"] = moto.cpu
-            return g
+            return {"syncd": lambda: proc_times(dev.daemon), **server_groups(servers, pg_meta and pg, s3 and moto)}
 
         wait_quiet(ctx, f"scale-out {key} push, run {run + 1}")
         mon = GroupMeter(groups(a))
@@ -1912,13 +1984,10 @@ def scale_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto, wake_s
                     f"(the commit's own answer: p50 {percentile(commit, 50) * 1000:.1f} ms)")
         return out
     finally:
-        for e in [b] + others + [a]:
+        for e in [b] + servers[::-1]:
             if e:
                 ctx.done(e)
-        problems, count = server_log_problems([a] + others)
-        if count:
-            ctx.note(f"scale-out {key} run {run + 1}: {count} warning/error line(s) in the server logs, e.g.:\n    "
-                     + "\n    ".join(problems))
+        note_server_logs(ctx, servers, f"scale-out {key} run {run + 1}")
 
 
 def bench_scale_out(ctx):
@@ -1928,31 +1997,16 @@ def bench_scale_out(ctx):
     with (b') PostgreSQL + filesystem and (b'') SQLite + moto alone to tell their shares apart;
     then the feed's wake-up across instances (long-poll on 2, commit on 1; and both on 1).
     BENCH_SCALE_VARIANTS=a,b (keys of SCALE_VARIANTS) runs fewer variants."""
-    wanted = os.environ.get("BENCH_SCALE_VARIANTS")
-    variants = [v for v in SCALE_VARIANTS if not wanted or v[0] in wanted.split(",")]
+    variants = scale_variants()
     ctx.scale_payloads = small_payloads()
-    pg = moto = None
     results = {v[0]: [] for v in variants}
     try:
-        try:
-            if any(v[3] for v in variants):
-                pg = PgCluster(ctx.args.tmp)
-                log(f"scale-out: {pg.version} on 127.0.0.1:{pg.port} (defaults kept: fsync on), {pg.dir}")
-            if any(v[4] for v in variants):
-                moto = MotoS3(ctx.args.tmp)
-                log(f"scale-out: moto on {moto.endpoint}")
+        with ScaleBackends(ctx, "scale-out", variants) as (pg, moto):
             for run in range(ctx.args.runs):
                 for key, label, instances, pg_meta, s3 in variants:
                     log(f"scale-out run {run + 1}: {label}")
                     results[key].append(scale_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto,
                                                       wake_samples=30))
-        finally:
-            if pg:
-                pg.stop()
-                ctx.trash.append(pg.dir) if not ctx.args.keep else log(f"kept {pg.dir}")
-            if moto:
-                moto.stop()
-                ctx.trash.append(moto.dir) if not ctx.args.keep else log(f"kept {moto.dir}")
     except Exception:
         logs = ""
         for e in ctx.finished[-4:]:
