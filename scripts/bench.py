@@ -48,6 +48,14 @@ Scenarios (see docs/benchmarks.md for what each number means):
                 Starts its own PostgreSQL cluster (/usr/lib/postgresql/*/bin, run as user
                 postgres when root, defaults kept) and moto server, and stops both at the end;
                 BENCH_SCALE_VARIANTS=a,b runs only those variants (keys: a, b', b'', b)
+  many-devices  issue 10: 50 devices (a credential each, 5 client processes x 10 threads,
+                persistent connections) each commit 40 new ~1 KiB files (PUT chunk, then a
+                one-change commit) concurrently, device i through instance i % 3, on (a) one
+                SQLite + filesystem server and (b) three instances on one PostgreSQL database
+                and one moto bucket; one shared folder, then a folder per device: commits/s,
+                p50/p99 of the commit request and of upload + commit, CPU of the servers,
+                PostgreSQL, moto and the client, retries and non-2xx answers, and the feed
+                checked gap-free 1..N (BENCH_DEVICE_FOLDERS=shared or each: only that layout)
 
 Medians over --runs (latency: over its 30 samples). A markdown table is printed at the
 end; --json FILE also writes the raw samples. Exit status 1 if a scenario failed
@@ -1716,6 +1724,16 @@ class MotoS3:
     def cpu(self):
         return pid_times(self.proc.pid)
 
+    def requests(self):
+        """Requests moto has logged so far, by method (werkzeug's access log: "PUT /b/k HTTP/1.1" 200)."""
+        counts = {}
+        with open(self.log, errors="replace") as f:
+            for line in f:
+                if '"' in line and " HTTP/1." in line:
+                    m = line.split('"', 1)[1].split(" ", 1)[0]
+                    counts[m] = counts.get(m, 0) + 1
+        return counts
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -2044,6 +2062,304 @@ def bench_scale_out(ctx):
                             [f"{percentile(c, 50) * 1000:.1f} / {percentile(c, 99) * 1000:.1f} ms"])
 
 
+# --------------------------------------------------------------------------- many-devices
+
+DEVICES = 50
+DEVICE_COMMITS = 40      # per device
+DEVICE_PROCS = 5         # client processes (the GIL: one process would bound the client)
+DEVICE_CHUNK = 1024      # bytes per commit's file
+
+
+def device_request(dev, method, path, body, content_type):
+    """One request on the device's persistent connection: (status, parsed body). A connection
+    the server closed (idle timeout, Connection: close after an error) is reopened and the
+    request sent again (counted in dev["reconnects"])."""
+    for attempt in range(3):
+        c = dev.get("conn")
+        if c is None:
+            c = dev["conn"] = http.client.HTTPConnection(dev["host"], dev["port"], timeout=120)
+        try:
+            c.request(method, path, body=body, headers={"Authorization": f"Bearer {dev['token']}",
+                                                        "Content-Type": content_type})
+            r = c.getresponse()
+            data = r.read()
+            if r.getheader("Connection", "").lower() == "close":
+                c.close()
+                dev["conn"] = None
+            return r.status, data
+        except (http.client.HTTPException, ConnectionError, BrokenPipeError) as e:
+            c.close()
+            dev["conn"] = None
+            dev["reconnects"] += 1
+            if attempt == 2:
+                raise BenchError(f"{method} {path}: {e!r} three times") from e
+    raise AssertionError("unreachable")
+
+
+def run_device(dev, commits):
+    """Device `dev` commits `commits` new files one after the other, each a PUT of a fresh
+    ~1 KiB chunk and a one-change commit (base_rev 0, a path no other device uses). A non-2xx
+    answer is counted by status and the request sent again after 0.1 s (the commit with the
+    same commit_id: idempotent), up to 20 times. Samples: (upload sent, commit sent, commit
+    answered, rev)."""
+    import hashlib
+    folder = dev["folder"]
+    rnd = random.Random(dev["index"])
+    for k in range(commits):
+        path = f"dev{dev['index']:02}/c{k:04}.txt"
+        head = f"{path} ".encode()
+        data = head + rnd.randbytes(DEVICE_CHUNK - len(head))
+        h = hashlib.sha256(data).hexdigest()
+        commit = json.dumps({"commit_id": f"bench-{dev['index']:02}-{k:04}-{dev['nonce']}",
+                             "changes": [file_change(path, h, len(data))]}).encode()
+        t_up = now()
+        for what, method, url, body, ctype, ok in (
+                ("upload", "PUT", f"/v1/folders/{folder}/chunks/{h}", data, "application/octet-stream", (200, 201)),
+                ("commit", "POST", f"/v1/folders/{folder}/commit", commit, "application/json", (200,))):
+            if what == "commit":
+                t_commit = now()
+            for attempt in range(21):
+                status, answer = device_request(dev, method, url, body, ctype)
+                if status in ok:
+                    break
+                dev["statuses"][f"{what} {status}"] = dev["statuses"].get(f"{what} {status}", 0) + 1
+                if attempt == 20:
+                    raise BenchError(f"device {dev['index']}: {what} {path} answered {status} 21 times: "
+                                     f"{answer[:300]!r}")
+                dev["retries"] += 1
+                time.sleep(0.1)
+        t_end = now()
+        result = json.loads(answer)["results"][0]
+        if result["status"] != "ok":
+            dev["conflicts"] += 1
+            dev["errors"].append(f"{path}: {result['status']} (rev {result.get('rev')})")
+            continue
+        dev["samples"].append((t_up, t_commit, t_end, result["rev"]))
+
+
+def devices_worker(pipe, devs, commits):
+    """A client process (forked): one thread per device, started when the parent says "go";
+    sends back each device's samples and counters with its own CPU seconds, then waits for
+    "exit" (alive until then, so that the parent's meter can read its CPU)."""
+    pipe.send("ready")
+    pipe.recv()
+    c0 = os.times()
+
+    def one(dev):
+        try:
+            run_device(dev, commits)
+        except Exception:  # noqa: BLE001 - sent to the parent
+            dev["errors"].append(traceback.format_exc(limit=3))
+        finally:
+            if dev.get("conn"):
+                dev["conn"].close()
+            dev["conn"] = None
+    threads = [threading.Thread(target=one, args=(d,)) for d in devs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    c1 = os.times()
+    pipe.send((devs, c1.user + c1.system - c0.user - c0.system))
+    pipe.recv()
+
+
+def provision_devices(env, servers, count, per_device_folders):
+    """`count` devices "devNN" (one `sync-server device add` each, with a folder "devNN" each
+    when `per_device_folders`, else all on FOLDER), device i talking to servers[i % len]: its
+    token is issued by that instance."""
+    sv = os.path.join(env.bin, "sync-server")
+    devs = []
+    for i in range(count):
+        folder = f"dev{i:02}" if per_device_folders else FOLDER
+        if per_device_folders:
+            env._run([sv, "folder", "add", folder, "--config", env.server_conf])
+        cred = env._run([sv, "device", "add", "--name", f"dev{i:02}", "--folder", folder,
+                         "--config", env.server_conf]).strip().splitlines()[-1].strip()
+        server = servers[i % len(servers)]
+        req = urllib.request.Request(server.url + "/v1/auth/token", data=json.dumps({"credential": cred}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(req, timeout=30) as r:
+            token = json.load(r)["access_token"]
+        host, port = server.url.rsplit("/", 1)[1].split(":")
+        devs.append(dict(index=i, folder=folder, instance=i % len(servers) + 1, host=host, port=int(port),
+                         token=token, nonce=f"{random.randrange(1 << 32):08x}", samples=[], statuses={},
+                         retries=0, reconnects=0, conflicts=0, errors=[]))
+    return devs
+
+
+def feed_revisions(url, folder, token):
+    """Every entry's rev in `folder`'s feed (paged, limit 10,000), and the head."""
+    revs, since, head = [], 0, None
+    while True:
+        req = urllib.request.Request(f"{url}/v1/folders/{folder}/changes?since={since}&limit=10000",
+                                     headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            page = json.load(r)
+        revs += [e["rev"] for e in page["entries"]]
+        since, head = page["cursor"], page.get("head", page["cursor"])
+        if not page["has_more"]:
+            return revs, head
+
+
+def devices_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto, per_device_folders):
+    """One variant and folder layout: servers up, DEVICES devices provisioned, DEVICE_PROCS client
+    processes forked (devices dealt round-robin), all told "go" at once; returns a dict of figures."""
+    import multiprocessing
+    tag = key.replace("'", "p") + ("e" if per_device_folders else "s")
+    storage = scale_storage(tag, run, pg_meta, s3, pg, moto)
+    servers, procs = [], []
+    layout = "a folder per device" if per_device_folders else "one shared folder"
+    try:
+        start_instances(ctx, f"devices-{tag}", storage, instances, servers)
+        t = now()
+        devs = provision_devices(servers[0], servers, DEVICES, per_device_folders)
+        log(f"many-devices {key}, {layout}: {DEVICES} devices provisioned in {now() - t:.1f} s")
+        mp = multiprocessing.get_context("fork")
+        for p in range(DEVICE_PROCS):
+            mine = devs[p::DEVICE_PROCS]
+            parent, child = mp.Pipe()
+            proc = mp.Process(target=devices_worker, args=(child, mine, DEVICE_COMMITS), daemon=True)
+            proc.start()
+            procs.append((proc, parent))
+        for proc, pipe in procs:
+            if not pipe.poll(60) or pipe.recv() != "ready":
+                raise BenchError("a client process did not start")
+        wait_quiet(ctx, f"many-devices {key}, {layout}, run {run + 1}")
+        groups = server_groups(servers, pg_meta and pg, s3 and moto)
+        groups["client"] = lambda: tuple(map(sum, zip(*(pid_times(p.pid) for p, _ in procs))))
+        s3_before = moto.requests() if s3 else {}
+        mon = GroupMeter(groups)
+        t_meter = now()
+        for proc, pipe in procs:
+            pipe.send("go")
+        done, client_cpu = [], 0.0
+        for proc, pipe in procs:
+            if not pipe.poll(ctx.args.timeout):
+                raise BenchError(f"a client process did not finish in {ctx.args.timeout} s")
+            d, cpu = pipe.recv()
+            done += d
+            client_cpu += cpu
+        check_foreign(ctx, mon, f"many-devices {key}, {layout}, run {run + 1}")
+        t_meter = now() - t_meter
+        for proc, pipe in procs:
+            pipe.send("exit")
+        s3_requests = {m: n - s3_before.get(m, 0) for m, n in (moto.requests() if s3 else {}).items()}
+        errors = [f"dev{d['index']:02}: {e}" for d in done for e in d["errors"]]
+        samples = [s for d in done for s in d["samples"]]
+        out = dict(commits=len(samples), cpu=mon.by_group, client_cpu=client_cpu, foreign=mon.foreign,
+                   ours=sum(mon.by_group.values()) / (t_meter * os.cpu_count()), s3_requests=s3_requests,
+                   retries=sum(d["retries"] for d in done), reconnects=sum(d["reconnects"] for d in done),
+                   conflicts=sum(d["conflicts"] for d in done), errors=errors, statuses={})
+        for d in done:
+            for k, v in d["statuses"].items():
+                out["statuses"][k] = out["statuses"].get(k, 0) + v
+        if samples:
+            wall = max(s[2] for s in samples) - min(s[0] for s in samples)
+            out.update(wall=wall, rate=len(samples) / wall, commit=[s[2] - s[1] for s in samples],
+                       round=[s[2] - s[0] for s in samples])
+        # The feed: gap-free 1..N per folder, N = that folder's commits, and the revs the commits got.
+        gaps = []
+        by_folder = {}
+        for d in done:
+            by_folder.setdefault(d["folder"], (d, []))[1].extend(s[3] for s in d["samples"])
+        for folder, (d, got) in sorted(by_folder.items()):
+            revs, head = feed_revisions(servers[0].url, folder, d["token"])
+            want = list(range(1, len(got) + 1))
+            if sorted(revs) != want or sorted(got) != want or head != len(got):
+                gaps.append(f"{folder}: {len(got)} commits answered ok, feed has {len(revs)} entries "
+                            f"(revs {min(revs, default=0)}..{max(revs, default=0)}, head {head}), "
+                            f"revs answered {'1..N' if sorted(got) == want else 'not 1..N'}")
+        out["gaps"] = gaps
+        out["folders"] = len(by_folder)
+        return out
+    finally:
+        for proc, pipe in procs:
+            if proc.is_alive():
+                try:
+                    pipe.send("exit")
+                except OSError:
+                    pass
+                proc.join(5)
+                if proc.is_alive():
+                    proc.kill()
+                    proc.join()
+        for e in servers[::-1]:
+            ctx.done(e)
+        note_server_logs(ctx, servers, f"many-devices {key}, {layout}, run {run + 1}")
+
+
+def bench_many_devices(ctx):
+    """Issue 10: DEVICES devices (a credential each) commit DEVICE_COMMITS small files each,
+    concurrently, device i through instance i % 3, on (a) one SQLite + filesystem server and (b)
+    three instances on one PostgreSQL database and one moto bucket; all in one shared folder
+    (the folder's commit lock is contended), then with a folder per device. Commits/s, p50/p99
+    of the commit request (and of upload + commit), CPU of each process group, the feed checked
+    gap-free. BENCH_SCALE_VARIANTS (default a,b) and BENCH_DEVICE_FOLDERS=shared,each choose."""
+    variants = scale_variants(default=["a", "b"])
+    layouts = [x == "each" for x in os.environ.get("BENCH_DEVICE_FOLDERS", "shared,each").split(",")]
+    results = {}
+    try:
+        with ScaleBackends(ctx, "many-devices", variants) as (pg, moto):
+            for run in range(ctx.args.runs):
+                for each in layouts:
+                    for key, label, instances, pg_meta, s3 in variants:
+                        log(f"many-devices run {run + 1}: {label}, {'a folder per device' if each else 'one folder'}")
+                        r = devices_variant(ctx, run, key, label, instances, pg_meta, s3, pg, moto, each)
+                        results.setdefault((each, key), []).append(r)
+                        log(f"many-devices {key} run {run + 1}: {r['commits']} commits in {r.get('wall', 0):.2f} s = "
+                            f"{r.get('rate', 0):.0f}/s; commit p50 {percentile(r.get('commit', []), 50) * 1000:.1f} "
+                            f"ms, p99 {percentile(r.get('commit', []), 99) * 1000:.1f} ms; upload+commit p50 "
+                            f"{percentile(r.get('round', []), 50) * 1000:.1f} ms, p99 "
+                            f"{percentile(r.get('round', []), 99) * 1000:.1f} ms; CPU s: "
+                            + ", ".join(f"{g} {c:.1f}" for g, c in r["cpu"].items())
+                            + f" (client's own count {r['client_cpu']:.1f}) = {100 * r['ours']:.0f} % of "
+                            f"{os.cpu_count()} CPUs, others {100 * r['foreign']:.0f} %; S3 requests "
+                            f"{r['s3_requests'] or '-'}; retries {r['retries']} "
+                            f"{r['statuses']}, reconnects {r['reconnects']}, conflicts {r['conflicts']}, "
+                            f"errors {len(r['errors'])}, feed {'gap-free' if not r['gaps'] else r['gaps']}")
+                        for e in r["errors"][:5]:
+                            ctx.note(f"many-devices {key} run {run + 1}: {e}")
+                        for g in r["gaps"]:
+                            ctx.note(f"many-devices {key} run {run + 1}: feed not gap-free: {g}")
+                        if r["commits"] != DEVICES * DEVICE_COMMITS:
+                            raise BenchError(f"many-devices {key}: {r['commits']} of {DEVICES * DEVICE_COMMITS} "
+                                             f"commits done; {r['errors'][:3]}")
+    except Exception:
+        logs = ""
+        for e in ctx.finished[-3:]:
+            logs += f"-- {e.root}: sync-server\n{tail(e.server_log, 15)}"
+        ctx.failures.append(("many-devices", traceback.format_exc(), logs))
+    for each in layouts:
+        where = f"{DEVICES} folders" if each else "1 folder"
+        for key, label, *_ in variants:
+            rs = [r for r in results.get((each, key), []) if "rate" in r]
+            if not rs:
+                continue
+            what = f"{label}, {DEVICES} devices x {DEVICE_COMMITS} commits, {where}"
+            ctx.add("many-devices", f"{what}: commits/s", "", [r["rate"] for r in rs])
+            for name, k in (("commit request", "commit"), ("upload + commit", "round")):
+                ctx.add("many-devices", f"{what}: {name} p50 / p99", "",
+                        [f"{percentile(r[k], 50) * 1000:.1f} / {percentile(r[k], 99) * 1000:.1f} ms" for r in rs])
+            ctx.add("many-devices", f"{what}: CPU s (client: {DEVICE_PROCS} processes)", "",
+                    ["; ".join(f"{g} {c:.1f}" for g, c in r["cpu"].items())
+                     + f" = {100 * r['ours']:.0f} % of {os.cpu_count()} CPUs (others {100 * r['foreign']:.0f} %)"
+                     + (f"; S3 requests {r['s3_requests']}" if r["s3_requests"] else "") for r in rs])
+            ctx.add("many-devices", f"{what}: retries / non-2xx / conflicts / feed", "",
+                    [f"{r['retries']} / {sum(r['statuses'].values())} / {r['conflicts']} / "
+                     f"{'gap-free' if not r['gaps'] else 'GAPS'}" for r in rs])
+        base = [r for r in results.get((each, "a"), []) if "rate" in r]
+        for key, label, *_ in variants:
+            rs = [r for r in results.get((each, key), []) if "rate" in r]
+            if key == "a" or not base or not rs:
+                continue
+            n = min(len(base), len(rs))
+            ctx.add("many-devices", f"ratio {key} / a, {where}: commits/s (same run)", "",
+                    [r["rate"] / b["rate"] for r, b in zip(rs[:n], base[:n])])
+            ctx.add("many-devices", f"ratio {key} / a, {where}: commit p99 (same run)", "",
+                    [percentile(r["commit"], 99) / percentile(b["commit"], 99) for r, b in zip(rs[:n], base[:n])])
+
+
 SCENARIOS = {
     "baseline": bench_baseline,
     "small-files": bench_small_files,
@@ -2060,6 +2376,7 @@ SCENARIOS = {
     "dir-move": bench_dir_move,
     "gc": bench_gc,
     "scale-out": bench_scale_out,
+    "many-devices": bench_many_devices,
 }
 
 
@@ -2110,7 +2427,7 @@ def install_prerequisites(names):
     """The peer the scenarios compare with (rsync), from Debian's packages when missing; for
     scale-out, moto's S3 server from PyPI (as scripts/install-deps.sh; PostgreSQL's binaries are
     not installed here: scale-out says so when they are missing)."""
-    if "scale-out" in names and subprocess.run([sys.executable, "-c", "import moto.server, flask"],
+    if {"scale-out", "many-devices"} & set(names) and subprocess.run([sys.executable, "-c", "import moto.server, flask"],
                                                capture_output=True).returncode != 0:
         print("[bench] installing moto[server] (pip) for scale-out's S3 bucket", flush=True)
         pip = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "moto[server]>=5,<6"]
