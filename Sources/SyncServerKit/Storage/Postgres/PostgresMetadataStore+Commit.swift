@@ -11,6 +11,11 @@ extension PostgresMetadataStore {
     /// which every instance listens on to wake its long-polls. The chunks it checks are
     /// key-share-locked until it ends: the collector cannot drop them in between (renewals and
     /// compaction's moves change no key and are not held up, nor can they deadlock with it).
+    ///
+    /// Few round trips while the lock is held (commits to one folder queue behind it): the
+    /// lock and the remembered reply in one query, then the chunk check and the plan's reads,
+    /// then every write, the revision, the remembered reply and the notification in one
+    /// statement.
     func commit(
         folder: String, device: String, changes: [CommitChange], idempotency: (id: String, requestHash: String)? = nil,
         checkingChunksOf checked: CommitValidator.Checked? = nil
@@ -18,13 +23,19 @@ extension PostgresMetadataStore {
         try await run {
             try await client.withTransaction(logger: logger) { connection -> CommitResponse? in
                 var rev: Int64?
-                for try await value in try await connection.query(
-                    "SELECT rev FROM folders WHERE id = \(folder) FOR UPDATE", logger: logger
-                ).decode(Int64.self) { rev = value }
-                guard let rev else { return nil }
-                if let idempotency, let replay = try await rememberedReply(connection, folder: folder, device: device, idempotency) {
-                    return replay
+                var remembered: (requestHash: String, response: String)?
+                for try await (value, requestHash, response) in try await connection.query(
+                    """
+                    SELECT f.rev, r.request_hash, r.response FROM folders f
+                    LEFT JOIN commit_replies r ON r.folder_id = f.id AND r.device_id = \(device) AND r.commit_id = \(idempotency?.id)
+                    WHERE f.id = \(folder) FOR UPDATE OF f
+                    """, logger: logger
+                ).decode((Int64, String?, String?).self) {
+                    rev = value
+                    if let requestHash, let response { remembered = (requestHash, response) }
                 }
+                guard let rev else { return nil }
+                if let idempotency, let remembered { return try Self.replay(remembered, idempotency) }
                 if let checked {
                     var sizes: [String: Int64] = [:]
                     for try await (hash, length) in try await connection.query(
@@ -37,16 +48,11 @@ extension PostgresMetadataStore {
                     base: try await read(CommitPlan.reads(of: changes), folder: folder, connection))
                 plan.add(try await read(plan.containmentReads(), folder: folder, connection))
                 try plan.checkContainment()
-                try await write(plan.writes, folder: folder, now: MetadataStore.nowSeconds(), connection)
-                try await connection.query("UPDATE folders SET rev = \(plan.rev) WHERE id = \(folder)", logger: logger)
-                if plan.rev > rev {
-                    // Delivered to every listening instance when (and only if) this commits.
-                    try await connection.query(
-                        "SELECT pg_notify(\(PostgresCommitListener.channel), \(PostgresCommitListener.payload(folder: folder, rev: plan.rev)))",
-                        logger: logger)
-                }
                 let response = CommitResponse(results: plan.results, folderRev: plan.rev)
-                if let idempotency { try await remember(response, connection, folder: folder, device: device, idempotency) }
+                try await write(
+                    plan.writes, rev: plan.rev, notify: plan.rev > rev, folder: folder, now: MetadataStore.nowSeconds(),
+                    remembering: try idempotency.map { (id: $0.id, requestHash: $0.requestHash, device: device, reply: try Self.json(response)) },
+                    connection)
                 return response
             }
         }
@@ -72,38 +78,50 @@ extension PostgresMetadataStore {
         return snapshot
     }
 
-    /// Each entry becomes a history row, and the last one at each path its current row: two
-    /// statements whatever the count (arrays unnested on the server; '' stands for NULL).
-    private func write(_ entries: [WireEntry], folder: String, now: Int64, _ connection: PostgresConnection) async throws {
-        guard !entries.isEmpty else { return }
+    /// One statement: each entry becomes a history row, and the last one at each path its
+    /// current row (arrays unnested on the server; '' stands for NULL); the folder takes its new
+    /// revision; the reply is remembered (with a commit_id); and, when something was applied,
+    /// every listening instance is notified (delivered when, and only if, this commits).
+    private func write(
+        _ entries: [WireEntry], rev: Int64, notify: Bool, folder: String, now: Int64,
+        remembering: (id: String, requestHash: String, device: String, reply: String)?, _ connection: PostgresConnection
+    ) async throws {
         let all = Columns(entries)
-        try await connection.query(
-            """
-            INSERT INTO versions (folder_id, rev, path, kind, size, mtime_ns, mode, chunks, content_hash,
-                                  deleted, symlink_target, device_id, committed_at, moved_from, moved_to)
-            SELECT \(folder), r, p, k, s, m, mo, c, h, d, NULLIF(t, ''), NULLIF(dv, ''), \(now), NULLIF(mf, ''), NULLIF(mt, '')
-            FROM unnest(\(all.path)::text[], \(all.kind)::text[], \(all.size)::bigint[], \(all.mtime)::bigint[],
-                        \(all.mode)::bigint[], \(all.chunks)::text[], \(all.hash)::text[], \(all.deleted)::boolean[],
-                        \(all.rev)::bigint[], \(all.target)::text[], \(all.device)::text[], \(all.movedFrom)::text[],
-                        \(all.movedTo)::text[]) AS u(p, k, s, m, mo, c, h, d, r, t, dv, mf, mt)
-            """, logger: logger)
         var last: [String: Int] = [:]
         for (index, entry) in entries.enumerated() { last[entry.path] = index }
         let current = last.count == entries.count ? all : Columns(last.values.sorted().map { entries[$0] })
         try await connection.query(
             """
-            INSERT INTO entries (folder_id, path, kind, size, mtime_ns, mode, chunks, content_hash,
-                                 deleted, rev, symlink_target, device_id, moved_from, moved_to)
-            SELECT \(folder), p, k, s, m, mo, c, h, d, r, NULLIF(t, ''), NULLIF(dv, ''), NULLIF(mf, ''), NULLIF(mt, '')
-            FROM unnest(\(current.path)::text[], \(current.kind)::text[], \(current.size)::bigint[], \(current.mtime)::bigint[],
-                        \(current.mode)::bigint[], \(current.chunks)::text[], \(current.hash)::text[], \(current.deleted)::boolean[],
-                        \(current.rev)::bigint[], \(current.target)::text[], \(current.device)::text[], \(current.movedFrom)::text[],
-                        \(current.movedTo)::text[]) AS u(p, k, s, m, mo, c, h, d, r, t, dv, mf, mt)
-            ON CONFLICT (folder_id, path) DO UPDATE SET
-                kind = EXCLUDED.kind, size = EXCLUDED.size, mtime_ns = EXCLUDED.mtime_ns, mode = EXCLUDED.mode,
-                chunks = EXCLUDED.chunks, content_hash = EXCLUDED.content_hash, deleted = EXCLUDED.deleted,
-                rev = EXCLUDED.rev, symlink_target = EXCLUDED.symlink_target, device_id = EXCLUDED.device_id,
-                moved_from = EXCLUDED.moved_from, moved_to = EXCLUDED.moved_to
+            WITH history_rows AS (
+                INSERT INTO versions (folder_id, rev, path, kind, size, mtime_ns, mode, chunks, content_hash,
+                                      deleted, symlink_target, device_id, committed_at, moved_from, moved_to)
+                SELECT \(folder), r, p, k, s, m, mo, c, h, d, NULLIF(t, ''), NULLIF(dv, ''), \(now), NULLIF(mf, ''), NULLIF(mt, '')
+                FROM unnest(\(all.path)::text[], \(all.kind)::text[], \(all.size)::bigint[], \(all.mtime)::bigint[],
+                            \(all.mode)::bigint[], \(all.chunks)::text[], \(all.hash)::text[], \(all.deleted)::boolean[],
+                            \(all.rev)::bigint[], \(all.target)::text[], \(all.device)::text[], \(all.movedFrom)::text[],
+                            \(all.movedTo)::text[]) AS u(p, k, s, m, mo, c, h, d, r, t, dv, mf, mt)
+            ), current_rows AS (
+                INSERT INTO entries (folder_id, path, kind, size, mtime_ns, mode, chunks, content_hash,
+                                     deleted, rev, symlink_target, device_id, moved_from, moved_to)
+                SELECT \(folder), p, k, s, m, mo, c, h, d, r, NULLIF(t, ''), NULLIF(dv, ''), NULLIF(mf, ''), NULLIF(mt, '')
+                FROM unnest(\(current.path)::text[], \(current.kind)::text[], \(current.size)::bigint[], \(current.mtime)::bigint[],
+                            \(current.mode)::bigint[], \(current.chunks)::text[], \(current.hash)::text[], \(current.deleted)::boolean[],
+                            \(current.rev)::bigint[], \(current.target)::text[], \(current.device)::text[], \(current.movedFrom)::text[],
+                            \(current.movedTo)::text[]) AS u(p, k, s, m, mo, c, h, d, r, t, dv, mf, mt)
+                ON CONFLICT (folder_id, path) DO UPDATE SET
+                    kind = EXCLUDED.kind, size = EXCLUDED.size, mtime_ns = EXCLUDED.mtime_ns, mode = EXCLUDED.mode,
+                    chunks = EXCLUDED.chunks, content_hash = EXCLUDED.content_hash, deleted = EXCLUDED.deleted,
+                    rev = EXCLUDED.rev, symlink_target = EXCLUDED.symlink_target, device_id = EXCLUDED.device_id,
+                    moved_from = EXCLUDED.moved_from, moved_to = EXCLUDED.moved_to
+            ), reply_row AS (
+                INSERT INTO commit_replies (folder_id, device_id, commit_id, request_hash, response, created_at)
+                SELECT \(folder), \(remembering?.device), \(remembering?.id), \(remembering?.requestHash), \(remembering?.reply), \(now)
+                WHERE \(remembering != nil)
+            ), folder_row AS (
+                UPDATE folders SET rev = \(rev) WHERE id = \(folder) RETURNING id
+            )
+            SELECT pg_notify(\(PostgresCommitListener.channel), \(PostgresCommitListener.payload(folder: folder, rev: rev)))
+            FROM folder_row WHERE \(notify)
             """, logger: logger)
     }
 

@@ -4,37 +4,24 @@ import SyncCore
 
 /// Replies to commits that carried a `commit_id` (see `MetadataStore+CommitReplies`).
 extension PostgresMetadataStore {
-    func rememberedReply(
-        _ connection: PostgresConnection, folder: String, device: String, _ idempotency: (id: String, requestHash: String)
-    ) async throws -> CommitResponse? {
-        let rows = try await connection.query(
-            """
-            SELECT request_hash, response FROM commit_replies
-            WHERE folder_id = \(folder) AND device_id = \(device) AND commit_id = \(idempotency.id)
-            """, logger: logger)
-        for try await (requestHash, response) in rows.decode((String, String).self) {
-            guard requestHash == idempotency.requestHash else {
-                throw APIError.badRequest("commit_id \(idempotency.id) was already used for different changes")
-            }
-            do {
-                return try JSONDecoder().decode(CommitResponse.self, from: Data(response.utf8))
-            } catch {
-                throw APIError.internalError("remembered reply of commit \(idempotency.id) is unreadable", cause: error)
-            }
+    /// The remembered reply to a commit retried with its `commit_id`; a commit_id used for
+    /// other changes is refused.
+    static func replay(
+        _ remembered: (requestHash: String, response: String), _ idempotency: (id: String, requestHash: String)
+    ) throws -> CommitResponse {
+        guard remembered.requestHash == idempotency.requestHash else {
+            throw APIError.badRequest("commit_id \(idempotency.id) was already used for different changes")
         }
-        return nil
+        do {
+            return try JSONDecoder().decode(CommitResponse.self, from: Data(remembered.response.utf8))
+        } catch {
+            throw APIError.internalError("remembered reply of commit \(idempotency.id) is unreadable", cause: error)
+        }
     }
 
-    func remember(
-        _ response: CommitResponse, _ connection: PostgresConnection, folder: String, device: String,
-        _ idempotency: (id: String, requestHash: String)
-    ) async throws {
-        let json = String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
-        try await connection.query(
-            """
-            INSERT INTO commit_replies (folder_id, device_id, commit_id, request_hash, response, created_at)
-            VALUES (\(folder), \(device), \(idempotency.id), \(idempotency.requestHash), \(json), \(MetadataStore.nowSeconds()))
-            """, logger: logger)
+    /// A reply as it is remembered.
+    static func json(_ response: CommitResponse) throws -> String {
+        String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
     }
 
     func pruneCommitReplies(before cutoff: Int64) async throws -> Int {
