@@ -23,23 +23,27 @@ struct ExpressLaneChoiceTests {
         #expect(!ExpressLane.admits(.failed(errno: EACCES)))
     }
 
-    /// Edits of synced paths first, at most a few new paths per batch (a burst of new files
-    /// must not fill the lane), and what is turned down is remembered.
-    @Test func aBatchTakesEditsFirstAndFewNewPaths() {
+    /// The edits lane takes edits of synced paths only; the new-paths lane a few new paths
+    /// per batch (a burst of new files must not fill it, nor hold up an edit); what is turned
+    /// down is remembered.
+    @Test func eachLaneTakesItsOwnKindAndFewNewPaths() {
         let small = FileStat.Lookup.found(FileStat(kind: .file, inode: 1, size: 10, mtimeNs: 0, ctimeNs: 0, mode: 0o644))
         let big = FileStat.Lookup.found(FileStat(kind: .file, inode: 2, size: 5 << 20, mtimeNs: 0, ctimeNs: 0, mode: 0o644))
-        let candidates = [("log.txt", true), ("big.iso", true)] + (0..<10).map { ("new\($0)", false) }
+        let candidates = ([("log.txt", true), ("big.iso", true)] + (0..<10).map { ("new\($0)", false) }).map { (path: $0.0, synced: $0.1) }
         var refused: Set<String> = []
         var looked: [String] = []
-        let chosen = ExpressLane.choose(candidates.map { (path: $0.0, synced: $0.1) }, refused: &refused) { path in
+        let edits = ExpressLane.choose(candidates, lane: .edits, refused: &refused) { path in
             looked.append(path)
             return path == "big.iso" ? big : small
         }
-        #expect(chosen == ["log.txt"] + (0..<ExpressLane.newPathsPerBatch).map { "new\($0)" })
+        #expect(edits == ["log.txt"])
         #expect(refused == ["big.iso"])
+        let new = ExpressLane.choose(candidates, lane: .newPaths, refused: &refused) { _ in small }
+        #expect(new == (0..<ExpressLane.Lane.newPaths.batchLimit).map { "new\($0)" })
+        #expect(ExpressLane.Lane.newPaths.batchLimit < ExpressLane.Lane.edits.batchLimit)
         // Turned down once, not looked at again during this bulk batch.
         looked = []
-        _ = ExpressLane.choose([(path: "big.iso", synced: true)], refused: &refused) { looked.append($0); return big }
+        _ = ExpressLane.choose([(path: "big.iso", synced: true)], lane: .edits, refused: &refused) { looked.append($0); return big }
         #expect(looked.isEmpty)
     }
 }

@@ -6,29 +6,41 @@
 /// and only small ones: a regular file of at most `maxFileBytes`, a directory, a symlink.
 struct ExpressLane: Sendable {
     static let maxFileBytes: Int64 = 1 << 20
-    /// At most this many paths per express batch, of which at most `newPathsPerBatch` are
-    /// new (not in sync yet): a burst of new files (a copy still being journaled) would
-    /// otherwise fill every express batch, and an edit would wait for one to finish.
-    static let batchLimit = 32
-    static let newPathsPerBatch = 4
     /// Candidates looked at per round (those refused are remembered for the bulk batch's life).
     static let candidateLimit = 128
 
-    /// The paths of one express batch, from the candidates in the order given (edits of
-    /// synced paths first): those `admits` turns down are added to `refused`.
+    /// Two express lanes run side by side: edits of paths already in sync, and new paths. A
+    /// burst of new files (a copy still being journaled) keeps the second busy batch after
+    /// batch; an edit goes up in the first, never waiting for one of those to finish.
+    enum Lane: Sendable, CaseIterable {
+        case edits, newPaths
+
+        /// Paths per batch: new paths a few at a time, newest first (the burst's own files
+        /// wait for the bulk lane; a file just made by hand goes up at once).
+        var batchLimit: Int {
+            switch self {
+            case .edits: return 32
+            case .newPaths: return 4
+            }
+        }
+
+        func takes(synced: Bool) -> Bool { synced == (self == .edits) }
+    }
+
+    /// The paths of one batch of `lane`, from the candidates in the order given: those
+    /// `admits` turns down are added to `refused`.
     static func choose(
-        _ candidates: [(path: String, synced: Bool)], refused: inout Set<String>, lookup: (String) -> FileStat.Lookup
+        _ candidates: [(path: String, synced: Bool)], lane: Lane, refused: inout Set<String>,
+        lookup: (String) -> FileStat.Lookup
     ) -> [String] {
         var chosen: [String] = []
-        var new = 0
-        for candidate in candidates where !refused.contains(candidate.path) && chosen.count < batchLimit {
-            if !candidate.synced && new >= newPathsPerBatch { continue }
+        for candidate in candidates
+        where lane.takes(synced: candidate.synced) && !refused.contains(candidate.path) && chosen.count < lane.batchLimit {
             guard admits(lookup(candidate.path)) else {
                 refused.insert(candidate.path)
                 continue
             }
             chosen.append(candidate.path)
-            if !candidate.synced { new += 1 }
         }
         return chosen
     }

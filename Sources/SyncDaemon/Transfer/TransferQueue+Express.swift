@@ -3,28 +3,28 @@ import Foundation
 /// The express lane (issue 9 point 6): while the bulk lane pushes a batch, small changes
 /// journaled after that batch was claimed are pushed beside it, in batches of their own.
 ///
-/// The two lanes never hold the same path (a claim takes only `pending` rows), and an
+/// The lanes never hold the same path (a claim takes only `pending` rows), and an
 /// express batch only runs while a bulk batch is in flight: the bulk lane waits for it to
 /// finish before its next round, so the commit outbox is never replayed while one of its
 /// commits is still on its way.
 extension TransferQueue {
-    /// Runs express batches whenever woken while a bulk batch is in flight; returns when cancelled.
-    func runExpress(_ signals: AsyncStream<Void>) async {
+    /// Runs `lane`'s batches whenever woken while a bulk batch is in flight; returns when cancelled.
+    func runExpress(_ lane: ExpressLane.Lane, _ signals: AsyncStream<Void>) async {
         for await _ in signals {
             while !Task.isCancelled, !paused, let since = expressSince {
-                guard await runOneExpressBatch(since: since) else { break }
+                guard await runOneExpressBatch(lane, since: since) else { break }
             }
         }
     }
 
     /// Returns once no express batch is in flight.
     func expressDrained() async {
-        guard expressInFlight else { return }
+        guard expressInFlight > 0 else { return }
         await withCheckedContinuation { expressDrainWaiters.append($0) }
     }
 
-    /// Claims and pushes one express batch; false when nothing qualified.
-    private func runOneExpressBatch(since: Date) async -> Bool {
+    /// Claims and pushes one batch of `lane`; false when nothing qualified.
+    private func runOneExpressBatch(_ lane: ExpressLane.Lane, since: Date) async -> Bool {
         let candidates: [(path: String, synced: Bool)]
         do {
             candidates = try index.journal.expressCandidates(folder: folder, since: since, limit: ExpressLane.candidateLimit)
@@ -33,7 +33,7 @@ extension TransferQueue {
             return false
         }
         let root = uploader.preparer.folder
-        let chosen = ExpressLane.choose(candidates, refused: &expressRefused) { root.lstat($0) }
+        let chosen = ExpressLane.choose(candidates, lane: lane, refused: &expressRefused) { root.lstat($0) }
         guard !chosen.isEmpty else { return false }
         let ops: [JournalOp]
         do { ops = try index.journal.claim(folder: folder, paths: chosen) } catch {
@@ -41,12 +41,14 @@ extension TransferQueue {
             return false
         }
         guard !ops.isEmpty else { return false }
-        expressInFlight = true
+        expressInFlight += 1
         defer {
-            expressInFlight = false
-            let waiting = expressDrainWaiters
-            expressDrainWaiters = []
-            for waiter in waiting { waiter.resume() }
+            expressInFlight -= 1
+            if expressInFlight == 0 {
+                let waiting = expressDrainWaiters
+                expressDrainWaiters = []
+                for waiter in waiting { waiter.resume() }
+            }
         }
         running.formUnion(ops.map(\.path))
         expressBatchesPushed += 1
@@ -58,7 +60,7 @@ extension TransferQueue {
         logger.debug(
             "pushed express batch",
             metadata: [
-                "folder": "\(folder)", "ops": "\(ops.count)", "committed": "\(result.update.bases.count)",
+                "folder": "\(folder)", "lane": "\(lane)", "ops": "\(ops.count)", "committed": "\(result.update.bases.count)",
                 "took": "\(ContinuousClock.now - started)",
             ])
         return true

@@ -29,11 +29,12 @@ public actor TransferQueue {
     /// The express lane (see `TransferQueue+Express`): open while a bulk batch is in flight,
     /// for changes journaled since this moment.
     var expressSince: Date?
-    var expressInFlight = false
+    /// Express batches in flight (one lane of edits, one of new paths: `ExpressLane.Lane`).
+    var expressInFlight = 0
     var expressDrainWaiters: [CheckedContinuation<Void, Never>] = []
     /// Candidates the express lane turned down during this bulk batch (too big, a delete).
     var expressRefused: Set<String> = []
-    private var expressWake: AsyncStream<Void>.Continuation?
+    private var expressWakes: [AsyncStream<Void>.Continuation] = []
     public internal(set) var expressBatchesPushed = 0
     private(set) var paused = false
     /// The last transient error, while the server is unreachable.
@@ -60,7 +61,7 @@ public actor TransferQueue {
         guard !paths.isEmpty else { return }
         try index.journal.enqueue(folder: folder, paths: paths, moves: moves, delay: delay)
         wake?.yield()
-        expressWake?.yield()
+        for wake in expressWakes { wake.yield() }
     }
 
     /// Journals several requests in one transaction.
@@ -68,7 +69,7 @@ public actor TransferQueue {
         guard requests.contains(where: { !$0.paths.isEmpty }) else { return }
         try index.journal.enqueue(folder: folder, requests: requests)
         wake?.yield()
-        expressWake?.yield()
+        for wake in expressWakes { wake.yield() }
     }
 
     /// Journals a push of `path` and waits for its outcome.
@@ -77,7 +78,7 @@ public actor TransferQueue {
         return await withCheckedContinuation { continuation in
             waiters.add(continuation, for: path, afterCurrentRun: runningNow.contains(path) || running.contains(path))
             wake?.yield()
-            expressWake?.yield()
+            for wake in expressWakes { wake.yield() }
         }
     }
 
@@ -100,12 +101,14 @@ public actor TransferQueue {
     /// The worker loop; returns when the task is cancelled (graceful shutdown).
     /// Work not finished stays in the journal.
     public func run() async {
-        let (express, expressContinuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        expressWake = expressContinuation
+        let lanes = ExpressLane.Lane.allCases.map { lane in
+            (lane, AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1)))
+        }
+        expressWakes = lanes.map(\.1.continuation)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.runExpress(express) }
+            for (lane, (signals, _)) in lanes { group.addTask { await self.runExpress(lane, signals) } }
             await runBulk()
-            expressContinuation.finish()
+            for wake in expressWakes { wake.finish() }
             group.cancelAll()
         }
     }
@@ -114,7 +117,7 @@ public actor TransferQueue {
     func openExpressLane() {
         expressSince = Date()
         expressRefused = []
-        expressWake?.yield()
+        for wake in expressWakes { wake.yield() }
     }
 
     func closeExpressLane() { expressSince = nil }
