@@ -23,10 +23,8 @@ struct FolderRoot: Sendable {
     /// following a symlink anywhere below the root; with `create`, missing
     /// directories are made (mode 0755) on the way.
     func parent(of relative: String, create: Bool = false) throws(DaemonError) -> Located {
-        let components = relative.split(separator: "/", omittingEmptySubsequences: false)
-        guard let last = components.last, !relative.isEmpty, !relative.hasPrefix("/"),
-            !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
-        else { throw DaemonError.containment(.invalidPath, path: relative, component: relative) }
+        let components = try Self.components(of: relative)
+        let last = components[components.count - 1]
         var dir = try openRoot(for: relative)
         var walked = ""
         for component in components.dropLast() {
@@ -34,6 +32,15 @@ struct FolderRoot: Sendable {
             dir = try dir.descend(into: String(component), create: create, walked: walked, relative: relative)
         }
         return Located(directory: dir, name: String(last), relative: relative)
+    }
+
+    /// `relative`'s components; a path that is empty, absolute or has an empty, `.` or
+    /// `..` component is refused.
+    static func components(of relative: String) throws(DaemonError) -> [Substring] {
+        let components = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard !relative.isEmpty, !relative.hasPrefix("/"), !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
+        else { throw DaemonError.containment(.invalidPath, path: relative, component: relative) }
+        return components
     }
 
     /// The root itself (following the user's own symlinks to it, if any).
@@ -55,9 +62,16 @@ struct FolderRoot: Sendable {
     /// below a symlink is part of the folder). Callers that go on to read the
     /// path use the location instead of walking again.
     func lookup(_ relative: String) -> (located: Located?, stat: FileStat.Lookup) {
+        lookup(relative) { relative throws(DaemonError) in try parent(of: relative) }
+    }
+
+    /// `lookup`, with `relative`'s parent resolved by `resolve` (`OpenDirectories`).
+    func lookup(_ relative: String, resolving resolve: (String) throws(DaemonError) -> Located)
+        -> (located: Located?, stat: FileStat.Lookup)
+    {
         let located: Located
         do {
-            located = try parent(of: relative)
+            located = try resolve(relative)
         } catch {
             if error.code == .io, let code = error.errnoValue, code != ENOENT { return (nil, .failed(errno: code)) }
             // Not "missing": what is on the real root is unknown, and must not read as deleted.

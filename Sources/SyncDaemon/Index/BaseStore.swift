@@ -22,7 +22,7 @@ public struct BaseStore: Sendable {
     }
 
     func record(folder: String, path: String, in db: Database) throws -> BaseRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?"), arguments: [folder, path])
             .map(Self.decode)
     }
 

@@ -21,12 +21,13 @@ struct DownloadIntentStore: Sendable {
     static let table = "download_intents"
 
     func put(folder: String, _ intents: [DownloadIntent], in db: Database) throws {
+        guard !intents.isEmpty else { return }
+        let put = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO download_intents (folder_id, path, staged_inode, previous_local, previous_base)
+            VALUES (?, ?, ?, ?, ?)
+            """)
         for intent in intents {
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO download_intents (folder_id, path, staged_inode, previous_local, previous_base)
-                    VALUES (?, ?, ?, ?, ?)
-                    """,
+            try put.execute(
                 arguments: [
                     folder, intent.path, Int64(bitPattern: intent.stagedInode),
                     try intent.previousLocal.map(IndexValue.jsonText), try intent.previousBase.map(IndexValue.jsonText),

@@ -36,14 +36,18 @@ struct BatchDownload: Sendable {
     /// one-by-one way, which plans it again and reports what goes wrong.
     func apply(_ group: [WireEntry], device: String, stamp: String, into outcome: inout Outcome) async {
         var single: [WireEntry] = []
-        let fresh = planFresh(group, others: &single)
-        if !fresh.isEmpty { await download(fresh, others: &single, into: &outcome) }
+        // Each directory of the batch is walked from the root once, for planning and staging.
+        var open = OpenDirectories()
+        let fresh = planFresh(group, reusing: &open, others: &single)
+        if !fresh.isEmpty { await download(fresh, reusing: &open, others: &single, into: &outcome) }
         for entry in single { await applier.applyOne(entry, device: device, stamp: stamp, into: &outcome) }
     }
 
     /// The entries of `group` that plan as a download into an empty place, with the base
     /// each was planned against; the rest are appended to `others`.
-    private func planFresh(_ group: [WireEntry], others: inout [WireEntry]) -> [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)] {
+    private func planFresh(_ group: [WireEntry], reusing open: inout OpenDirectories, others: inout [WireEntry])
+        -> [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)]
+    {
         let records: (local: [String: LocalRecord], base: [String: BaseRecord])
         do {
             records = try index.records.read(folder: folder, paths: group.map(\.path))
@@ -55,7 +59,7 @@ struct BatchDownload: Sendable {
         for entry in group {
             let base = records.base[entry.path], local = records.local[entry.path]
             do {
-                let (view, stat) = try materializer.inspect(entry.path, record: local)
+                let (view, stat) = try materializer.inspect(entry.path, record: local, reusing: &open)
                 if stat == nil, Planner.plan(local: view, base: base, remote: entry) == .download {
                     fresh.append((entry, base, local))
                     continue
@@ -69,20 +73,20 @@ struct BatchDownload: Sendable {
     }
 
     private func download(
-        _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], others: inout [WireEntry],
-        into outcome: inout Outcome
+        _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], reusing open: inout OpenDirectories,
+        others: inout [WireEntry], into outcome: inout Outcome
     ) async {
         let fetched = await ChunkFetcher(remote: applier.remote, folder: folder, maxConcurrent: applier.fetchConcurrency)
             .fetch(fresh.flatMap(\.entry.chunks))
         applier.metrics.downloaded(files: 0, bytes: fetched.chunks.values.reduce(Int64(0)) { $0 + Int64($1.count) })
-        for item in fresh { await progress.begin(path: item.entry.path, direction: "download", total: item.entry.size) }
-        await stageAndPlace(fresh, fetched: fetched, others: &others, into: &outcome)
+        await progress.begin(fresh.map { ($0.entry.path, $0.entry.size) }, direction: "download")
+        await stageAndPlace(fresh, fetched: fetched, reusing: &open, others: &others, into: &outcome)
         await progress.end(paths: fresh.map(\.entry.path))
     }
 
     private func stageAndPlace(
         _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], fetched: ChunkFetcher.Fetched,
-        others: inout [WireEntry], into outcome: inout Outcome
+        reusing open: inout OpenDirectories, others: inout [WireEntry], into outcome: inout Outcome
     ) async {
         var staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)] = []
         for item in fresh {
@@ -97,13 +101,13 @@ struct BatchDownload: Sendable {
                 continue
             }
             do {
-                staged.append((try assembler.stage(item.entry, chunks: fetched.chunks), item.base, item.local))
-                await progress.advance(path: item.entry.path, by: item.entry.size)
+                staged.append((try assembler.stage(item.entry, chunks: fetched.chunks, reusing: &open), item.base, item.local))
             } catch {
                 others.append(item.entry)
             }
         }
         guard !staged.isEmpty else { return }
+        await progress.complete(staged.map(\.file.entry.path))
         let placed = place(staged, others: &others, into: &outcome)
         guard !placed.isEmpty else { return }
         var late = IndexUpdate()

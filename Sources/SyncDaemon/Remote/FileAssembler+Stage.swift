@@ -17,9 +17,13 @@ extension FileAssembler {
     /// file beside its target, with the entry's size, mode and mtime, without fsync: a
     /// batch of them is made durable with one `syncFileSystem()` before any is recorded
     /// or renamed into place.
-    func stage(_ entry: WireEntry, chunks: [String: [UInt8]]) throws(DaemonError) -> StagedFile {
+    /// `open`: the batch's directories, resolved once each.
+    func stage(_ entry: WireEntry, chunks: [String: [UInt8]], reusing open: inout OpenDirectories) throws(DaemonError)
+        -> StagedFile
+    {
         let path = entry.path
-        let (target, staging, fd) = try openStaging(for: path)
+        let target = try open.parent(of: path, in: materializer.folder, create: true)
+        let (staging, fd) = try openStaging(beside: target)
         var keep = false
         defer {
             close(fd)
@@ -46,12 +50,14 @@ extension FileAssembler {
     /// for writing; the caller closes it, and unlinks it unless it is renamed into place.
     func openStaging(for path: String) throws(DaemonError) -> (target: Located, staging: Located, fd: Int32) {
         let target = try materializer.locate(path, create: true)
+        let (staging, fd) = try openStaging(beside: target)
+        return (target, staging, fd)
+    }
+
+    /// A new, empty staging file in `target`'s directory, open for writing.
+    func openStaging(beside target: Located) throws(DaemonError) -> (staging: Located, fd: Int32) {
         let staging = target.sibling(Materializer.stagingName())
-        do {
-            return (target, staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600))
-        } catch {
-            throw error
-        }
+        return (staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600))
     }
 
     /// One `syncfs(2)` on the folder's file system: everything staged so far is on disk.

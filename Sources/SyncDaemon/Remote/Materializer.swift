@@ -29,7 +29,20 @@ struct Materializer: Sendable {
 
     /// What is at `path` now; hashes it only when stat says it changed since `record`.
     func inspect(_ path: String, record: LocalRecord?) throws(DaemonError) -> (view: LocalView, stat: FileStat?) {
-        let (located, lookup) = folder.lookup(path)
+        try inspect(path, record: record, found: folder.lookup(path))
+    }
+
+    /// `inspect`, through directories held open for a batch.
+    func inspect(_ path: String, record: LocalRecord?, reusing open: inout OpenDirectories) throws(DaemonError)
+        -> (view: LocalView, stat: FileStat?)
+    {
+        try inspect(path, record: record, found: open.lookup(path, in: folder))
+    }
+
+    private func inspect(_ path: String, record: LocalRecord?, found: (located: Located?, stat: FileStat.Lookup))
+        throws(DaemonError) -> (view: LocalView, stat: FileStat?)
+    {
+        let (located, lookup) = found
         switch lookup {
         case .missing: return (.absent, nil)
         case .unsupported: return (LocalView(kind: .file, contentHash: "unsupported"), nil)

@@ -17,6 +17,20 @@ public actor TransferProgress {
         items[path] = Item(path: path, direction: direction, done: 0, total: total)
     }
 
+    /// Many transfers at once (a batch of small downloads): one hop to the actor, not one a file.
+    func begin(_ transfers: [(path: String, total: Int64)], direction: String) {
+        for (path, total) in transfers { items[path] = Item(path: path, direction: direction, done: 0, total: total) }
+    }
+
+    /// Transfers whose bytes are all there (a batch's staged files).
+    func complete(_ paths: [String]) {
+        for path in paths {
+            guard var item = items[path] else { continue }
+            item.done = item.total
+            items[path] = item
+        }
+    }
+
     func advance(path: String, by bytes: Int64) {
         items[path]?.done += bytes
     }
