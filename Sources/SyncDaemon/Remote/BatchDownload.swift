@@ -19,10 +19,13 @@ struct BatchDownload: Sendable {
 
     /// A file of at most this size may be downloaded in a batch.
     static let batchFileLimit: Int64 = 1 << 20
-    /// A batch holds at most this many files (each keeps its directory open until placed)…
+    /// A batch holds at most this many files (one syncfs and two index commits for the lot;
+    /// 2048 was slower on this disk: see docs/benchmarks.md, session 13)…
     static let batchMaxFiles = 256
-    /// …and at most this many bytes (they are held in memory until staged).
+    /// …at most this many bytes (they are held in memory until staged)…
     static let batchMaxBytes: Int64 = 32 << 20
+    /// …and files in at most this many directories (each held open until its files are placed).
+    static let batchMaxDirectories = 256
 
     /// Whether `entry` may join a batch: a live regular file of at most `batchFileLimit`
     /// that no move brings (a move is a rename, not a download).

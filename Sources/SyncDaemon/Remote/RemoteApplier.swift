@@ -88,24 +88,18 @@ struct RemoteApplier: Sendable {
         }
         var renamedAway = Set<String>()
         // Small new files gathered into batches, in page order: a batch is applied before
-        // the next entry that cannot join it.
-        var batch: [WireEntry] = []
-        var batchBytes: Int64 = 0
+        // the next entry that cannot join it, unless that is a new directory (which may pass).
+        var batch = PendingBatch()
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
             if BatchDownload.batchable(entry, moves: moves) {
-                batch.append(entry)
-                batchBytes += entry.size
-                if batch.count >= BatchDownload.batchMaxFiles || batchBytes >= BatchDownload.batchMaxBytes {
-                    await BatchDownload(applier: self).apply(batch, device: device, stamp: stamp, into: &outcome)
-                    batch.removeAll()
-                    batchBytes = 0
+                batch.add(entry)
+                if batch.isFull {
+                    await BatchDownload(applier: self).apply(batch.take(), device: device, stamp: stamp, into: &outcome)
                 }
                 continue
             }
-            if !batch.isEmpty {
-                await BatchDownload(applier: self).apply(batch, device: device, stamp: stamp, into: &outcome)
-                batch.removeAll()
-                batchBytes = 0
+            if !batch.isEmpty && !PendingBatch.mayPass(entry, moves: moves) {
+                await BatchDownload(applier: self).apply(batch.take(), device: device, stamp: stamp, into: &outcome)
             }
             if entry.deleted && renamedAway.contains(entry.path) {
                 outcome.applied.append((entry.path, entry.rev))
@@ -127,7 +121,7 @@ struct RemoteApplier: Sendable {
             }
             await applyOne(entry, device: device, stamp: stamp, into: &outcome)
         }
-        if !batch.isEmpty { await BatchDownload(applier: self).apply(batch, device: device, stamp: stamp, into: &outcome) }
+        if !batch.isEmpty { await BatchDownload(applier: self).apply(batch.take(), device: device, stamp: stamp, into: &outcome) }
         return outcome
     }
 
