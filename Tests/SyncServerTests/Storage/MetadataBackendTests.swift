@@ -1,4 +1,6 @@
 import Foundation
+import PostgresNIO
+import TestSupport
 import SyncCore
 import Testing
 
@@ -213,6 +215,45 @@ struct MetadataBackendTests {
             #expect(try await stores[1].folderRev("docs") == Int64(total))
             let feed = try #require(try await stores[2].changes(folder: "docs", since: 0, limit: total + 10))
             #expect(feed.entries.count == total && feed.entries.map(\.rev) == feed.entries.map(\.rev).sorted())
+        }
+    }
+
+    /// A commit whose writes fail (here: the history already holds a row at the revision it
+    /// takes, as a damaged database could) is an error and leaves everything as it was; it is
+    /// never answered `ok` (PostgreSQL's one write statement once lost its error, and the
+    /// COMMIT that followed quietly rolled back).
+    @Test(arguments: StoreKind.allCases)
+    func aCommitWhoseWritesFailIsAnErrorAndAppliesNothing(_ kind: StoreKind) async throws {
+        try await kind.with { store in
+            try await store.accounts.addFolder("docs")
+            _ = try await store.commit(folder: "docs", device: "d", changes: [Make.file("a.txt", chunks: [Make.bytes("a")])])
+            try await Self.execute(
+                """
+                INSERT INTO versions (folder_id, rev, path, kind, size, mtime_ns, mode, chunks, content_hash, deleted, committed_at)
+                VALUES ('docs', 2, 'squatter', 'file', 0, 0, 0, '', 'x', FALSE, 0)
+                """, on: store)
+            await #expect(throws: (any Error).self) {
+                try await store.commit(
+                    folder: "docs", device: "d", changes: [Make.file("b.txt", chunks: [Make.bytes("b")])],
+                    idempotency: (id: "c-1", requestHash: "h"), checkingChunksOf: nil)
+            }
+            #expect(try await store.folderRev("docs") == 1)
+            let feed = try #require(try await store.changes(folder: "docs", since: 0, limit: 10))
+            #expect(feed.entries.map(\.path) == ["a.txt"])
+            #expect(feed.head == 1)
+        }
+    }
+
+    /// Runs one statement on the store's database.
+    static func execute(_ sql: String, on store: any MetadataBackend) async throws {
+        if let sqlite = store as? MetadataStore {
+            try await sqlite.pool.write { db in try db.execute(sql: sql) }
+        } else if let postgres = store as? PostgresMetadataStore {
+            try await postgres.client.withConnection { connection in
+                try await connection.execute(PostgresQuery(unsafeSQL: sql), logger: postgres.logger)
+            }
+        } else {
+            throw TestFailure("no SQL for \(type(of: store))")
         }
     }
 }

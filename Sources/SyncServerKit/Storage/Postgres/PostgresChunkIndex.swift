@@ -229,7 +229,7 @@ struct PostgresChunkIndex: ChunkIndexBackend {
         try await store.run {
             try await client.withTransaction(logger: logger) { connection in
                 // Serialized with other starts: the block is beyond every pack any instance named.
-                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey + 1))", logger: logger)
+                try await connection.execute("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey + 1))", logger: logger)
                 var block: Int64 = 1
                 for try await value in try await connection.query(
                     """

@@ -13,9 +13,10 @@ extension PostgresMetadataStore {
     /// compaction's moves change no key and are not held up, nor can they deadlock with it).
     ///
     /// Few round trips while the lock is held (commits to one folder queue behind it): the
-    /// lock and the remembered reply in one query, then the chunk check and the plan's reads,
-    /// then every write, the revision, the remembered reply and the notification in one
-    /// statement.
+    /// lock, the remembered reply (a statement of its own after the lock: one that waited for
+    /// the lock sees the reply of the commit it waited for), the chunk check and the plan's
+    /// reads, then every write, the revision, the remembered reply and the notification in
+    /// one statement, read to its end (its errors reach only its rows).
     func commit(
         folder: String, device: String, changes: [CommitChange], idempotency: (id: String, requestHash: String)? = nil,
         checkingChunksOf checked: CommitValidator.Checked? = nil
@@ -23,19 +24,13 @@ extension PostgresMetadataStore {
         try await run {
             try await client.withTransaction(logger: logger) { connection -> CommitResponse? in
                 var rev: Int64?
-                var remembered: (requestHash: String, response: String)?
-                for try await (value, requestHash, response) in try await connection.query(
-                    """
-                    SELECT f.rev, r.request_hash, r.response FROM folders f
-                    LEFT JOIN commit_replies r ON r.folder_id = f.id AND r.device_id = \(device) AND r.commit_id = \(idempotency?.id)
-                    WHERE f.id = \(folder) FOR UPDATE OF f
-                    """, logger: logger
-                ).decode((Int64, String?, String?).self) {
-                    rev = value
-                    if let requestHash, let response { remembered = (requestHash, response) }
-                }
+                for try await value in try await connection.query(
+                    "SELECT rev FROM folders WHERE id = \(folder) FOR UPDATE", logger: logger
+                ).decode(Int64.self) { rev = value }
                 guard let rev else { return nil }
-                if let idempotency, let remembered { return try Self.replay(remembered, idempotency) }
+                if let idempotency, let replay = try await rememberedReply(connection, folder: folder, device: device, idempotency) {
+                    return replay
+                }
                 if let checked {
                     var sizes: [String: Int64] = [:]
                     for try await (hash, length) in try await connection.query(
@@ -90,7 +85,7 @@ extension PostgresMetadataStore {
         var last: [String: Int] = [:]
         for (index, entry) in entries.enumerated() { last[entry.path] = index }
         let current = last.count == entries.count ? all : Columns(last.values.sorted().map { entries[$0] })
-        try await connection.query(
+        try await connection.execute(
             """
             WITH history_rows AS (
                 INSERT INTO versions (folder_id, rev, path, kind, size, mtime_ns, mode, chunks, content_hash,

@@ -4,6 +4,21 @@ import SyncCore
 
 /// Replies to commits that carried a `commit_id` (see `MetadataStore+CommitReplies`).
 extension PostgresMetadataStore {
+    /// The remembered reply to a commit retried with its `commit_id`, if there is one.
+    func rememberedReply(
+        _ connection: PostgresConnection, folder: String, device: String, _ idempotency: (id: String, requestHash: String)
+    ) async throws -> CommitResponse? {
+        let rows = try await connection.query(
+            """
+            SELECT request_hash, response FROM commit_replies
+            WHERE folder_id = \(folder) AND device_id = \(device) AND commit_id = \(idempotency.id)
+            """, logger: logger)
+        for try await (requestHash, response) in rows.decode((String, String).self) {
+            return try Self.replay((requestHash, response), idempotency)
+        }
+        return nil
+    }
+
     /// The remembered reply to a commit retried with its `commit_id`; a commit_id used for
     /// other changes is refused.
     static func replay(

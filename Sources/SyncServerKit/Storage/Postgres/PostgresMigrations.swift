@@ -47,7 +47,7 @@ enum PostgresMigrations {
         var applied: [String] = []
         for migration in all {
             let done: Bool = try await connection.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+                try await connection.execute("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
                 try await connection.query(
                     "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
                     logger: logger)
