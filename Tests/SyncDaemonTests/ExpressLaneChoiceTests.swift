@@ -46,4 +46,21 @@ struct ExpressLaneChoiceTests {
         _ = ExpressLane.choose([(path: "big.iso", synced: true)], lane: .edits, refused: &refused) { looked.append($0); return big }
         #expect(looked.isEmpty)
     }
+
+    /// A new path goes in the express lane only where the server holds its parent as a
+    /// directory and nothing above it is in flight: below a symlink being replaced by a
+    /// directory, it would race that edit to the server.
+    @Test func newPathsGoOnlyWhereTheirParentIsASyncedDirectory() {
+        let candidates = ["top.txt", "dir/new.txt", "link/new.txt", "gone/new.txt", "fresh/new.txt", "busy/sub/new.txt"]
+            .map { (path: $0, synced: false) }
+        let parents: [String: BaseRecord] = [
+            "dir": BaseRecord(path: "dir", kind: .directory, rev: 1, contentHash: "d", deleted: false),
+            "link": BaseRecord(path: "link", kind: .symlink, rev: 2, contentHash: "l", deleted: false),
+            "gone": BaseRecord(path: "gone", kind: .directory, rev: 3, contentHash: "g", deleted: true),
+            "busy/sub": BaseRecord(path: "busy/sub", kind: .directory, rev: 4, contentHash: "b", deleted: false),
+        ]
+        let placeable = ExpressLane.placeable(candidates, parents: parents, running: ["busy"])
+        #expect(placeable.map(\.path) == ["top.txt", "dir/new.txt"])
+        #expect(ExpressLane.parentPath("a/b/c") == "a/b" && ExpressLane.parentPath("a") == "")
+    }
 }

@@ -45,6 +45,33 @@ struct ExpressLane: Sendable {
         return chosen
     }
 
+    /// The new-path candidates that may go up now: those whose parent is the root or a
+    /// directory the server holds (`parents`: the base records of their parents), with no
+    /// ancestor in flight (`running`). A file below a path being replaced (a symlink becoming a
+    /// directory, pushed by the edits lane at the same moment) would otherwise race it to the
+    /// server and be refused; it waits for a later round or the bulk lane.
+    static func placeable(
+        _ candidates: [(path: String, synced: Bool)], parents: [String: BaseRecord], running: Set<String>
+    ) -> [(path: String, synced: Bool)] {
+        candidates.filter { candidate in
+            let parent = parentPath(candidate.path)
+            if !parent.isEmpty {
+                guard let base = parents[parent], base.kind == .directory, !base.deleted else { return false }
+            }
+            var ancestor = parent
+            while !ancestor.isEmpty {
+                if running.contains(ancestor) { return false }
+                ancestor = parentPath(ancestor)
+            }
+            return true
+        }
+    }
+
+    /// `a/b` for `a/b/c`; "" for a name at the root.
+    static func parentPath(_ path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+    }
+
     /// Whether what is at the path now may go in the express lane.
     static func admits(_ lookup: FileStat.Lookup) -> Bool {
         guard case .found(let stat) = lookup else { return false }

@@ -25,9 +25,15 @@ extension TransferQueue {
 
     /// Claims and pushes one batch of `lane`; false when nothing qualified.
     private func runOneExpressBatch(_ lane: ExpressLane.Lane, since: Date) async -> Bool {
-        let candidates: [(path: String, synced: Bool)]
+        var candidates: [(path: String, synced: Bool)]
         do {
-            candidates = try index.journal.expressCandidates(folder: folder, since: since, limit: ExpressLane.candidateLimit)
+            candidates = try index.journal.expressCandidates(
+                folder: folder, since: since, limit: ExpressLane.candidateLimit, synced: lane == .edits)
+            if lane == .newPaths {
+                let parents = Set(candidates.map { ExpressLane.parentPath($0.path) }).filter { !$0.isEmpty }
+                let bases = try index.records.read(folder: folder, paths: parents.sorted()).base
+                candidates = ExpressLane.placeable(candidates, parents: bases, running: running)
+            }
         } catch {
             logger.error("journal read failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
             return false

@@ -48,14 +48,15 @@ extension StorageCopy {
             }
         }
 
-        /// Every pack is where it belongs: the mark goes.
-        func end() async throws {
+        /// Every pack is where it belongs: the mark goes (and the database records where the
+        /// packs are, so that a server configured with another place is refused).
+        func end(packLocation: String) async throws {
             switch self {
             case .sqlite(let settings):
                 let marker = markerPath(settings)
                 guard unlink(marker) == 0 else { throw StoreIOError(operation: "unlink", path: marker, code: errno).apiError }
             case .postgres(let store):
-                try await store.endCopy()
+                try await store.endCopy(packLocation: packLocation)
             }
         }
 
@@ -80,10 +81,12 @@ extension StorageCopy {
                 source = "another data directory (\(markerPath(settings)) cannot be read: \(error))"
             }
         }
-        if let source {
-            throw APIError.invalidArgument(
-                "a `sync-server storage copy` from \(source) into this server's storage has not finished: run it again to finish it "
-                    + "(it goes on where it stopped), then start the server")
-        }
+        if let source { throw unfinished(from: source) }
+    }
+
+    static func unfinished(from source: String) -> APIError {
+        APIError.invalidArgument(
+            "a `sync-server storage copy` from \(source) into this server's storage has not finished: run it again to finish it "
+                + "(it goes on where it stopped), then start the server")
     }
 }

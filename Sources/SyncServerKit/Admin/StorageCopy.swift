@@ -82,7 +82,7 @@ public enum StorageCopy {
             report.bytesCopied += size
             logger.debug("copied pack \(path) to \(targetBlobs.name(of: pack))")
         }
-        try await metadataTarget.end()
+        try await metadataTarget.end(packLocation: ChunkStore.packLocation(packsDir: target.packsPath, objectStore: target.objectStore))
         return report
     }
 

@@ -29,7 +29,9 @@ public struct StorageGC: Sendable {
         report.packsSkipped = compacted.skipped
         report.bytesCopied = compacted.bytesCopied
         report.longestAppend = compacted.longestAppend
-        report.leftoverObjectsDeleted = try await chunks.sweepLeftoverObjects(now: now, grace: ChunkGC.graceSeconds)
+        // By the real clock, not `now` (which tests move ahead): the bucket dates its objects
+        // by the real time, and an upload in flight must never look old.
+        report.leftoverObjectsDeleted = try await chunks.sweepLeftoverObjects(now: Date(), grace: ServerClock.leftoverGrace)
         report.packBytesAfter = try await packBytes()
         report.took = ContinuousClock.now - started
         return report

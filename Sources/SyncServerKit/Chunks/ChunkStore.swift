@@ -34,6 +34,12 @@ final class ChunkStore: Sendable {
     /// Packs are sealed once the next upload would take them past this (~64 MiB).
     static let defaultRotation: Int64 = 64 << 20
 
+    /// Where the packs are, as the index records it (`ChunkIndexBackend.claimPacks`): the bucket
+    /// and prefix, or this host's data directory.
+    static func packLocation(packsDir: String, objectStore: S3Client?) -> String {
+        objectStore.map { "\($0.location.description) at \($0.location.endpoint)" } ?? "\(POSIX.hostName()):\(packsDir)"
+    }
+
     /// Opens the pack files in `packsDir` (and the bucket, with `objectStore`) over `index`.
     /// Recovery is separate (`recover()`, `recoverRemote()`), run before serving.
     static func open(
@@ -46,8 +52,7 @@ final class ChunkStore: Sendable {
         let nextID: PackID
         do {
             try POSIX.makeDirectories(packsDir)
-            try await index.claimPacks(
-                at: objectStore.map { "\($0.location.description) at \($0.location.endpoint)" } ?? "\(POSIX.hostName()):\(packsDir)")
+            try await index.claimPacks(at: packLocation(packsDir: packsDir, objectStore: objectStore))
             nextID = try await index.firstPackID(filesKnown: try files.listBlocking().keys.max() ?? 0)
         } catch let error as APIError where error.code == .invalidArgument {
             throw error

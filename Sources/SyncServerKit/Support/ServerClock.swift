@@ -11,4 +11,13 @@ enum ServerClock {
     }()
 
     static func now() -> Date { Date().addingTimeInterval(offset) }
+
+    /// How old (by the real clock) a pack object no row names must be before a storage round
+    /// deletes it: 24 h. `SYNC_SERVER_LEFTOVER_GRACE=<seconds>` (tests only) shortens it; the
+    /// offset above does not move it (an upload in flight on a server run with an offset must
+    /// not look a day old).
+    static let leftoverGrace: Int64 = {
+        guard let value = ProcessInfo.processInfo.environment["SYNC_SERVER_LEFTOVER_GRACE"] else { return ChunkGC.graceSeconds }
+        return Int64(value) ?? ChunkGC.graceSeconds
+    }()
 }

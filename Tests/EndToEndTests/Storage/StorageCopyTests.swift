@@ -106,10 +106,15 @@ struct StorageCopyTests {
         #expect(try await new.waitForExit(timeout: .seconds(30)) == nil)
         let log = try String(contentsOfFile: new.dir + "/server.log", encoding: .utf8)
         #expect(log.contains("storage copy` from \(old.dir)/data into this server's storage has not finished"), "\(log)")
+        // Nor does a storage round or check run on it.
+        let gc = try Process.capture(try Binaries.path("sync-server"), ["storage", "gc", "--config", new.configPath])
+        #expect(gc.status == 1 && gc.err.contains("has not finished"), "\(gc.err)")
 
         let copy = try Self.copy(from: old, to: new)
         #expect(copy.hasPrefix("storage copy: metadata copied; "), "\(copy)")
         #expect(try new.sql("SELECT count(*) FROM storage_copy") == [["0"]])
+        // Where the packs went is recorded: a server configured with another place is refused.
+        #expect(try new.sql("SELECT location FROM pack_location").first?.first?.contains("s3://\(bucket.name)/pg/") == true)
         #expect(try new.sql("SELECT rev FROM folders WHERE id = 'docs'") == [[head]])
         let second = try Process.capture(
             try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])

@@ -110,5 +110,6 @@ struct PostgresStartTests {
         #expect(await opens("?sslmode=require") == nil, "require without a CA file checks nothing")
         #expect(await opens("?sslmode=prefer&sslrootcert=\(other.caFile)") == nil, "prefer checks nothing")
         #expect(throws: APIError.self) { try PostgresLocation(url: url + "?sslmode=verify-full&sslrootcert=\(tmp.path)/missing.pem") }
+        #expect(try PostgresLocation(url: url + "?sslmode=verify-full&sslrootcert=system").rootCertificates == nil, "libpq's word for the system's CAs")
     }
 }

@@ -248,12 +248,19 @@ struct PostgresChunkIndex: ChunkIndexBackend {
     func claimPacks(at location: String) async throws {
         try await store.run {
             var holder = location
-            for try await value in try await client.query(
-                """
-                INSERT INTO pack_location (id, location, claimed_at) VALUES (1, \(location), \(MetadataStore.nowSeconds()))
-                ON CONFLICT (id) DO UPDATE SET location = pack_location.location RETURNING location
-                """, logger: logger
-            ).decode(String.self) { holder = value }
+            try await client.withTransaction(logger: logger) { connection in
+                // Not while a `storage copy` fills this database (it empties `pack_location`).
+                try await connection.execute("LOCK TABLE storage_copy IN SHARE MODE", logger: logger)
+                for try await source in try await connection.query("SELECT source FROM storage_copy", logger: logger)
+                    .decode(String.self)
+                { throw StorageCopy.unfinished(from: source) }
+                for try await value in try await connection.query(
+                    """
+                    INSERT INTO pack_location (id, location, claimed_at) VALUES (1, \(location), \(MetadataStore.nowSeconds()))
+                    ON CONFLICT (id) DO UPDATE SET location = pack_location.location RETURNING location
+                    """, logger: logger
+                ).decode(String.self) { holder = value }
+            }
             guard holder == location else {
                 throw APIError.invalidArgument(
                     "this database's packs are in \(holder), not in \(location): every server on one database must use the same "

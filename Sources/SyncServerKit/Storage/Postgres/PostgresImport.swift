@@ -21,7 +21,15 @@ struct PostgresImport {
         let logger = target.logger
         return try await target.run {
             try await target.client.withTransaction(logger: logger) { connection in
-                try await connection.query(
+                // No server may have started on the database since the copy was marked (a
+                // start checks the mark and records where its packs are under these locks).
+                try await connection.execute("LOCK TABLE storage_copy, pack_location IN EXCLUSIVE MODE", logger: logger)
+                for try await _ in try await connection.query("SELECT 1 FROM pack_location", logger: logger) {
+                    throw APIError.invalidArgument(
+                        "a server has started on the database \(target.location) while the copy ran: stop it; storage copy fills a "
+                            + "new database only (make an empty one with createdb)")
+                }
+                try await connection.execute(
                     PostgresQuery(unsafeSQL: "TRUNCATE \((ImportedTable.all.map(\.name) + Self.alsoEmptied).joined(separator: ", "))"),
                     logger: logger)
                 var counts = Counts()
@@ -34,8 +42,9 @@ struct PostgresImport {
     }
 
     /// Tables of the target emptied too, though SQLite has nothing for them: access tokens (a
-    /// SQLite server keeps them in memory) and where the packs are (claimed at the new start).
-    static let alsoEmptied = ["access_tokens", "pack_location"]
+    /// SQLite server keeps them in memory). Where the packs are (`pack_location`) is empty
+    /// here (checked) and recorded when the copy ends.
+    static let alsoEmptied = ["access_tokens"]
 
     /// PostgreSQL refuses two devices of one name; a SQLite database made before names were
     /// unique (v8) may hold some. Said before anything is written, with what to do.

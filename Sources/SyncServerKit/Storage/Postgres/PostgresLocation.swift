@@ -48,7 +48,8 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
             }
             sslMode = known
         }
-        if let file = components.queryItems?.first(where: { $0.name == "sslrootcert" })?.value {
+        // `system` means the system's CAs, as with libpq; anything else is a PEM file.
+        if let file = components.queryItems?.first(where: { $0.name == "sslrootcert" })?.value, file != "system" {
             guard access(file, R_OK) == 0 else {
                 throw APIError.badRequest("storage.metadata: sslrootcert=\(file) cannot be read (\(String(cString: strerror(errno))))")
             }

@@ -20,7 +20,7 @@ extension PostgresMetadataStore {
     func beginCopy(from source: String) async throws {
         try await run {
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("LOCK TABLE storage_copy IN EXCLUSIVE MODE", logger: logger)
+                try await connection.execute("LOCK TABLE storage_copy IN EXCLUSIVE MODE", logger: logger)
                 var marked = false
                 for try await _ in try await connection.query("SELECT 1 FROM storage_copy WHERE id = 1", logger: logger) {
                     marked = true
@@ -47,8 +47,19 @@ extension PostgresMetadataStore {
         }
     }
 
-    /// The copy ran to its end: servers may start.
-    func endCopy() async throws {
-        try await run { try await client.query("DELETE FROM storage_copy", logger: logger) }
+    /// The copy ran to its end: its packs are at `packLocation` (recorded as a server's start
+    /// would: a server configured with another place is refused), and servers may start.
+    func endCopy(packLocation: String) async throws {
+        try await run {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.execute("LOCK TABLE storage_copy IN EXCLUSIVE MODE", logger: logger)
+                try await connection.execute(
+                    """
+                    INSERT INTO pack_location (id, location, claimed_at) VALUES (1, \(packLocation), \(MetadataStore.nowSeconds()))
+                    ON CONFLICT (id) DO UPDATE SET location = EXCLUDED.location, claimed_at = EXCLUDED.claimed_at
+                    """, logger: logger)
+                try await connection.execute("DELETE FROM storage_copy", logger: logger)
+            }
+        }
     }
 }

@@ -22,12 +22,12 @@ final class PostgresMetadataStore: Sendable {
         let store = PostgresMetadataStore(location: location, logger: logger)
         do {
             _ = try await store.run { try await PostgresMigrations.migrate(connection, logger: logger) }
-            try await connection.close()
         } catch {
-            do { try await connection.close() } catch { logger.debug("closing the migration connection: \(error)") }
+            await close(connection, logger: logger)
             await store.shutdown()
             throw error
         }
+        await close(connection, logger: logger)
         return store
     }
 
@@ -61,6 +61,11 @@ final class PostgresMetadataStore: Sendable {
         } catch {
             throw APIError.internalError("cannot use the metadata database \(location): \(error)", cause: error)
         }
+    }
+
+    /// Closes the start's own connection; a failure to close it is only logged (its work is done).
+    private static func close(_ connection: PostgresConnection, logger: Logger) async {
+        do { try await connection.close() } catch { logger.debug("closing the migration connection: \(error)") }
     }
 
     /// Closes every connection.
