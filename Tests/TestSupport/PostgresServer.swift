@@ -77,13 +77,7 @@ public final class PostgresServer: Sendable {
             \(asOwner)\(stop) >/dev/null 2>&1
             rm -rf \(Self.quoted(directory))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["/bin/sh", "-c", script]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        try DetachedShell.start(script)
     }
 
     private func asOwner(_ owner: String?, _ program: String, _ arguments: [String]) throws {

@@ -24,13 +24,7 @@ public struct SharedMotoBucket: Sendable {
             kill -9 $moto 2>/dev/null
             rm -f \(PostgresServer.quoted(log))
             """
-        let watchdog = Process()
-        watchdog.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        watchdog.arguments = ["/bin/sh", "-c", script]
-        watchdog.standardInput = FileHandle.nullDevice
-        watchdog.standardOutput = FileHandle.nullDevice
-        watchdog.standardError = FileHandle.nullDevice
-        try watchdog.run()
+        try DetachedShell.start(script)
         let deadline = ContinuousClock.now + .seconds(30)
         while !MotoServer.canConnect(port: port) {
             guard ContinuousClock.now < deadline else {
