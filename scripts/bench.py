@@ -1077,29 +1077,34 @@ def bench_big_file(ctx):
         shutil.rmtree(src_dir, ignore_errors=True)
 
 
+def held_long_poll(env, cursor, wait, before):
+    """A long-poll for changes after `cursor` (answered within `wait` s) started in a thread
+    and held by the server (checked 0.15 s later, `before` what is measured); the thread and
+    the box it fills: "page" or "error", and "t" when it was answered."""
+    box = {}
+
+    def poll():
+        try:
+            box["page"] = env.changes(cursor, wait=wait, timeout=wait + 10)
+        except Exception as e:  # noqa: BLE001 - reported by the caller
+            box["error"] = e
+        box["t"] = now()
+    th = threading.Thread(target=poll, daemon=True)
+    th.start()
+    time.sleep(0.15)  # the long-poll is now held by the server
+    if "t" in box:
+        raise BenchError(f"the long-poll returned before {before}: {box}")
+    return th, box
+
+
 def latency_sample(feed, path, line, writer=None):
     """Appends `line` to `path` (through `writer` when the file is kept open) while a
     long-poll waits on the server; the seconds until that long-poll returned with the
     new revision, or None when it returned without it (woken by something else)."""
     env = feed.env
     name = os.path.relpath(path, env.folder)
-    cursor = feed.cursor
     old_rev = feed.entries[name]["rev"]
-    box = {}
-
-    def waiter():
-        try:
-            page = env.changes(cursor, wait=10, timeout=20)
-            box["t"] = now()
-            box["page"] = page
-        except Exception as e:  # noqa: BLE001 - reported below
-            box["t"] = now()
-            box["error"] = e
-    th = threading.Thread(target=waiter, daemon=True)
-    th.start()
-    time.sleep(0.15)  # the long-poll is now held by the server
-    if "t" in box:
-        raise BenchError(f"the long-poll returned before the write: {box}")
+    th, box = held_long_poll(env, feed.cursor, 10, "the write")
     t0 = now()
     if writer is not None:
         # still open for writing: no IN_CLOSE_WRITE, the settle timer decides
@@ -1826,19 +1831,7 @@ def wake_sample(writer, waiter, cursor, path):
     data = f"wake-up sample {path} {time.time()}\n".encode()
     h = put_chunk(writer, data)
     body = json.dumps({"changes": [file_change(path, h, len(data))]}).encode()
-    box = {}
-
-    def wait():
-        try:
-            box["page"] = waiter.changes(cursor, wait=30, timeout=40)
-        except Exception as e:  # noqa: BLE001 - reported below
-            box["error"] = e
-        box["t"] = now()
-    th = threading.Thread(target=wait, daemon=True)
-    th.start()
-    time.sleep(0.15)  # the long-poll is now held by the server
-    if "t" in box:
-        raise BenchError(f"the long-poll returned before the commit: {box}")
+    th, box = held_long_poll(waiter, cursor, 30, "the commit")
     t0 = now()
     post(writer, "/commit", body)
     t_commit = now()

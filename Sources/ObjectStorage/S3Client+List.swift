@@ -59,12 +59,14 @@ extension S3Client {
         return objects
     }
 
-    /// `2009-10-12T17:50:30.000Z` (ISO 8601, with or without fractional seconds).
+    /// `2009-10-12T17:50:30.000Z` (ISO 8601, with or without fractional seconds); nil for
+    /// text that is neither, which the object's `lastModified` says as nil (its readers treat
+    /// an unknown time as recent).
     static func timestamp(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let date = try? Date(trimmed, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
-            return date
+        for format in [Date.ISO8601FormatStyle(includingFractionalSeconds: true), .iso8601] {
+            do { return try Date(trimmed, strategy: format) } catch { continue }
         }
-        return try? Date(trimmed, strategy: .iso8601)
+        return nil
     }
 }

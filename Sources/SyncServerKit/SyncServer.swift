@@ -51,7 +51,7 @@ public final class SyncServer: Sendable {
         let httpServer = try makeHTTPServer(settings)
         let opened = try await settings.openMetadata(logger: logger)
         do {
-            try await StorageCopy.refuseUnfinished(settings, opened)
+            try StorageCopy.refuseUnfinished(settings)
             let chunks = try await settings.openChunkStore(index: opened.index, logger: logger)
             do {
                 try await chunks.recover()

@@ -69,7 +69,7 @@ public enum StorageCheck {
 
     private static func check(settings: ServerSettings, opened: OpenedMetadata, logger: Logger) async throws -> Report {
         // A copy not finished: its packs are not all there (and a start's checks would drop rows).
-        try await StorageCopy.refuseUnfinished(settings, opened)
+        try StorageCopy.refuseUnfinished(settings)
         let store = try await settings.openChunkStore(index: opened.index, logger: logger)
         let (references, locations) = try await opened.store.chunkReferences()
         var report = Report()

@@ -69,19 +69,18 @@ extension StorageCopy {
 
     static func markerPath(_ settings: ServerSettings) -> String { settings.dataDir + "/copy-in-progress" }
 
-    /// Refuses to serve metadata a copy has not finished filling: its packs are not all there.
-    static func refuseUnfinished(_ settings: ServerSettings, _ opened: OpenedMetadata) async throws {
-        var source: String? = nil
-        if let postgres = opened.postgres {
-            source = try await postgres.unfinishedCopy()
-        } else if access(markerPath(settings), F_OK) == 0 {
-            do {
-                source = try String(contentsOfFile: markerPath(settings), encoding: .utf8)
-            } catch {
-                source = "another data directory (\(markerPath(settings)) cannot be read: \(error))"
-            }
+    /// Refuses to use a SQLite data directory a copy has not finished filling: its packs are
+    /// not all there. (On PostgreSQL the chunk store's start refuses it, under lock, when it
+    /// records where the packs are: `PostgresChunkIndex.claimPacks`.)
+    static func refuseUnfinished(_ settings: ServerSettings) throws {
+        guard settings.metadata == .sqlite, access(markerPath(settings), F_OK) == 0 else { return }
+        let source: String
+        do {
+            source = try String(contentsOfFile: markerPath(settings), encoding: .utf8)
+        } catch {
+            source = "another data directory (\(markerPath(settings)) cannot be read: \(error))"
         }
-        if let source { throw unfinished(from: source) }
+        throw unfinished(from: source)
     }
 
     static func unfinished(from source: String) -> APIError {

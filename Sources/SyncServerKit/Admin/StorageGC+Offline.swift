@@ -24,7 +24,7 @@ extension StorageGC {
     }
 
     private static func runOffline(settings: ServerSettings, opened: OpenedMetadata, logger: Logger, now: Date?) async throws -> Report {
-        try await StorageCopy.refuseUnfinished(settings, opened)
+        try StorageCopy.refuseUnfinished(settings)
         let chunks = try await settings.openChunkStore(index: opened.index, logger: logger)
         do {
             try await chunks.recover()

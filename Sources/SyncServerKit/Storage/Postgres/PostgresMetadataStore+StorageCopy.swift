@@ -4,16 +4,6 @@ import PostgresNIO
 /// not finished): a copy only fills a database that is new or that an unfinished copy left,
 /// and no server starts on one until the copy has run to its end.
 extension PostgresMetadataStore {
-    /// The data directory an unfinished copy copies from; nil when none is under way.
-    func unfinishedCopy() async throws -> String? {
-        try await run {
-            for try await source in try await client.query("SELECT source FROM storage_copy WHERE id = 1", logger: logger)
-                .decode(String.self)
-            { return source }
-            return nil
-        }
-    }
-
     /// Marks a copy from `source` as under way; refused when the database holds a server's
     /// data (folders, devices or packs) or a server has started on it (it records where its
     /// packs are), and no unfinished copy left it.
