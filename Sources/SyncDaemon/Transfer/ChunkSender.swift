@@ -5,7 +5,7 @@ import SyncCore
 
 /// Sends the chunks of a push that the server lacks: asks once which are missing, then
 /// uploads them (small ones in batch requests of up to `batchBytes`, large ones alone),
-/// at most `maxConcurrent` requests in flight, each chunk re-read and checked against
+/// at most `maxConcurrent` requests in flight, each chunk of a big file re-read and checked against
 /// its hash just before it goes.
 struct ChunkSender: Sendable {
     let folder: String
@@ -47,10 +47,9 @@ struct ChunkSender: Sendable {
             missing += try await remote.missingChunks(folder: folder, hashes: Array(all[start..<min(start + 50_000, all.count)]))
         }
         let needed = missing.compactMap { wanted[$0] }
-        for owner in Set(needed.map(\.owner)) {
-            let total = needed.filter { $0.owner == owner }.reduce(Int64(0)) { $0 + Int64($1.length) }
-            await progress.begin(path: owner, direction: "upload", total: total)
-        }
+        var totals: [String: Int64] = [:]
+        for p in needed { totals[p.owner, default: 0] += Int64(p.length) }
+        for (owner, total) in totals { await progress.begin(path: owner, direction: "upload", total: total) }
         // Small chunks travel in batches; large ones one request each.
         var batches: [[Pending]] = [[]]
         var batchSize = 0
@@ -104,7 +103,7 @@ struct ChunkSender: Sendable {
         var torn = Set<String>()
         var records: [(hash: String, bytes: [UInt8])] = []
         for p in unit {
-            guard let bytes = Self.bytes(of: p), Hashing.sha256Hex(bytes) == p.hash else {
+            guard let bytes = Self.bytes(of: p), p.source.isInMemory || Hashing.sha256Hex(bytes) == p.hash else {
                 torn.insert(p.owner)
                 continue
             }

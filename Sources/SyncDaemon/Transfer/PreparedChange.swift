@@ -15,6 +15,12 @@ enum ChunkSource: Sendable {
     case memory([UInt8], [ChunkRef])
     /// Large files are read again chunk by chunk (and re-verified).
     case file(path: String, in: FolderRoot, [ChunkRef])
+
+    /// The bytes were hashed where they are kept: sent without hashing them again.
+    var isInMemory: Bool {
+        if case .memory = self { return true }
+        return false
+    }
 }
 
 /// What preparing a path decided.
