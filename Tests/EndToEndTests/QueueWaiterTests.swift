@@ -22,7 +22,7 @@ struct QueueWaiterTests {
         let queue: TransferQueue
         let credential: String
 
-        static func start(_ label: String) async throws -> Rig {
+        static func start(_ label: String, batchLimit: Int = 2_000) async throws -> Rig {
             let tmp = try TemporaryDirectory(label)
             let server = try ServerProcess(dir: try tmp.sub("server"))
             let credential = try server.provision(folder: "docs", device: "alpha")
@@ -36,7 +36,8 @@ struct QueueWaiterTests {
                 folder: "docs", index: index, remote: remote, preparer: Preparer(folder: FolderRoot(folder)),
                 progress: TransferProgress(), openWrites: OpenWrites(), maxConcurrent: 4, logger: logger)
             let queue = TransferQueue(
-                folder: "docs", index: index, uploader: uploader, deleteGuard: DeleteGuard(maxFraction: 1), logger: logger)
+                folder: "docs", index: index, uploader: uploader, deleteGuard: DeleteGuard(maxFraction: 1),
+                batchLimit: batchLimit, logger: logger)
             return Rig(tmp: tmp, server: server, proxy: proxy, folder: folder, index: index, queue: queue, credential: credential)
         }
 

@@ -2,7 +2,16 @@ import Foundation
 import SyncClient
 
 extension TransferQueue {
-    /// Claims and pushes one batch. Returns false when nothing was ready.
+    /// A bulk batch between its claim and its outcome.
+    struct BulkBatch: Sendable {
+        var ops: [JournalOp]
+        var staged: StagedPush
+        var started: ContinuousClock.Instant
+    }
+
+    /// Claims and pushes a batch; while more are ready, a chain of them, each next one read,
+    /// hashed and uploaded while the one before commits (and committed only once that one's
+    /// outcome is recorded: see `StagedPush`). Returns false when nothing was ready.
     func runOneBatch() async -> Bool {
         if !unrecorded.isEmpty {
             do {
@@ -24,23 +33,86 @@ extension TransferQueue {
             return true
         }
         replayRound = 0
+        guard let ops = claimBulk() else { return false }
+        openExpressLane()
+        defer { closeExpressLane() }
+        let started = ContinuousClock.now
+        if ops.contains(where: { $0.moveFrom != nil }) {
+            await finish(await MovePush(uploader: uploader).push(ops), ops: ops, started: started)
+            return true
+        }
+        var current = BulkBatch(ops: ops, staged: await stage(ops), started: started)
+        while true {
+            async let staging = stageNext()
+            await finish(await uploader.commit(current.staged), ops: current.ops, started: current.started)
+            guard var next = await staging else { break }
+            guard await mayCommitNext() else {
+                // The server went away (its commit may be in the outbox, replayed first) or
+                // sending stopped: the next batch goes back to the journal uncommitted.
+                next.staged.setAside(Set(next.staged.paths))
+                await finish(await uploader.commit(next.staged), ops: next.ops, started: next.started)
+                break
+            }
+            let stale = uploader.setAsideStale(&next.staged)
+            if !stale.isEmpty {
+                opsSetAside += stale.count
+                logger.debug("staged ops go round again: a commit changed what they were prepared against", metadata: [
+                    "folder": "\(folder)", "count": "\(stale.count)",
+                ])
+            }
+            current = next
+        }
+        return true
+    }
+
+    /// Claims up to `batchLimit` ready ops for the bulk lane; nil when none are ready.
+    private func claimBulk() -> [JournalOp]? {
         let ops: [JournalOp]
         do {
             ops = try index.journal.claim(folder: folder, limit: batchLimit)
         } catch {
             logger.error("journal claim failed", metadata: ["error": "\(error)"])
-            return false
+            return nil
         }
-        guard !ops.isEmpty else { return false }
+        guard !ops.isEmpty else { return nil }
         running.formUnion(ops.map(\.path))
         batchesPushed += 1
+        return ops
+    }
+
+    private func stage(_ ops: [JournalOp]) async -> StagedPush {
+        await uploader.stage(ops, mayDelete: { count in await self.mayDelete(count) })
+    }
+
+    /// The batch after the one committing, staged; nil when none is ready, or when it holds
+    /// moves (they are pushed in a round of their own, which orders them).
+    private func stageNext() async -> BulkBatch? {
+        guard !paused, !Task.isCancelled, let ops = claimBulk() else { return nil }
+        if ops.contains(where: { $0.moveFrom != nil }) {
+            let paths = ops.map(\.path)
+            running.subtract(paths)
+            do {
+                try index.journal.release(folder: folder, paths: paths)
+            } catch {
+                logger.error("cannot put claimed ops back in the journal", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                unrecorded.formUnion(paths)
+            }
+            return nil
+        }
+        batchesStagedAhead += 1
         let started = ContinuousClock.now
-        openExpressLane()
-        let result =
-            ops.contains { $0.moveFrom != nil }
-            ? await MovePush(uploader: uploader).push(ops)
-            : await uploader.push(ops, mayDelete: { count in await self.mayDelete(count) })
-        closeExpressLane()
+        return BulkBatch(ops: ops, staged: await stage(ops), started: started)
+    }
+
+    /// Whether a staged batch may commit now that the one before it is recorded.
+    private func mayCommitNext() async -> Bool {
+        guard !paused, !Task.isCancelled, unrecorded.isEmpty, offlineError == nil else { return false }
+        if let sendGate, await !sendGate() { return false }
+        return true
+    }
+
+    /// Records a batch's outcome and does what follows it.
+    private func finish(_ result: PushBatchResult, ops: [JournalOp], started: ContinuousClock.Instant) async {
         record(result, ops: ops)
         running.subtract(ops.map(\.path))
         if !result.conflicts.isEmpty, let conflictHandler {
@@ -59,7 +131,6 @@ extension TransferQueue {
                 "\(BatchSummary.sent(changes: committed, bytes: result.bytesSent, took: ContinuousClock.now - started))",
                 metadata: ["folder": "\(folder)"])
         }
-        return true
     }
 
     /// Sends the commits of the outbox again and records what the server did with them,

@@ -12,7 +12,8 @@ public actor TransferQueue {
     let uploader: Uploader
     let logger: Logger
     let backoff = Backoff()
-    let batchLimit = 2_000
+    /// Ops per bulk batch.
+    let batchLimit: Int
     /// Local deletes of the last minute, judged as one wave.
     var deleteWave: DeleteWave
 
@@ -45,9 +46,17 @@ public actor TransferQueue {
     /// Pushes started, for tests and status.
     public internal(set) var batchesPushed = 0
     public internal(set) var changesCommitted = 0
+    /// Bulk batches staged while the one before committed, and ops of theirs sent back
+    /// because that commit changed what they were prepared against (for tests and the log).
+    public internal(set) var batchesStagedAhead = 0
+    public internal(set) var opsSetAside = 0
 
-    init(folder: String, index: IndexStore, uploader: Uploader, deleteGuard: DeleteGuard, logger: Logger) {
+    init(
+        folder: String, index: IndexStore, uploader: Uploader, deleteGuard: DeleteGuard, batchLimit: Int = 2_000,
+        logger: Logger
+    ) {
         self.folder = folder
+        self.batchLimit = batchLimit
         self.deleteWave = DeleteWave(deleteGuard: deleteGuard)
         self.index = index
         self.uploader = uploader

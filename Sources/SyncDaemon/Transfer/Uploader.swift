@@ -6,7 +6,8 @@ import SyncCore
 
 /// Pushes a batch of paths: read and hash them, ask once which chunks the
 /// server lacks, send those (small ones batched, large ones in parallel),
-/// then commit every change in one request.
+/// then commit every change in one request. The first two steps (`stage`) and the
+/// commit may run apart: the bulk lane stages its next batch while one commits.
 struct Uploader: Sendable {
     let folder: String
     let index: IndexStore
@@ -32,76 +33,105 @@ struct Uploader: Sendable {
 
     /// `mayDelete` is asked before tombstones are sent (the delete-wave guard).
     func push(_ ops: [JournalOp], mayDelete: @Sendable (Int) async -> Bool = { _ in true }) async -> PushBatchResult {
-        var result = PushBatchResult()
+        await commit(stage(ops, mayDelete: mayDelete))
+    }
+
+    /// Steps 1 and 2 of a push: reads and hashes the paths, and sends the chunks the server
+    /// lacks. Nothing is committed: `commit(_:)` does that, possibly after another batch's
+    /// commit landed (see `StagedPush.setAside`).
+    func stage(_ ops: [JournalOp], mayDelete: @Sendable (Int) async -> Bool = { _ in true }) async -> StagedPush {
+        var staged = StagedPush()
         // Mid-write: the writer's close (or quiet time) journals the path again.
         let writing = Set(ops.map(\.path).filter {
             openWrites.isRecentlyOpen($0, window: SettleTimes.longestSettle.timeInterval)
         })
-        for path in writing { result.finish(path, .unchanged) }
+        for path in writing { staged.result.finish(path, .unchanged) }
         let paths = ops.map(\.path).filter { !writing.contains($0) }
         let records: (local: [String: LocalRecord], base: [String: BaseRecord])
         do {
             records = try index.records.read(folder: folder, paths: paths)
         } catch {
-            for p in paths { result.settle(p, .failed(DaemonError(.index, "the index could not be read: \(error)", path: p, underlying: error))) }
-            return result
+            for p in paths {
+                staged.result.settle(p, .failed(DaemonError(.index, "the index could not be read: \(error)", path: p, underlying: error)))
+            }
+            return staged
         }
         // 1. Read and hash.
-        var changes: [String: [PreparedChange]] = [:]
-        for (path, preparation) in await prepareAll(paths, records: records) {
+        for (path, preparation, below) in await prepareAll(paths, records: records) {
+            staged.inputs[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
             switch preparation {
-            case .change(let list): changes[path] = list
+            case .change(let list): staged.changes[path] = list
             case .unchanged(let local, let removeUnder):
-                if let local { result.update.locals.append(local) }
-                if let removeUnder { result.update.removedLocals.append(removeUnder) }
-                result.finish(path, .unchanged)
-            case .unstable: result.settle(path, .unstable)
-            case .failed(let error): result.settle(path, .failed(error))
+                if let local { staged.result.update.locals.append(local) }
+                if let removeUnder { staged.result.update.removedLocals.append(removeUnder) }
+                staged.result.finish(path, .unchanged)
+            case .unstable: staged.result.settle(path, .unstable)
+            case .failed(let error): staged.result.settle(path, .failed(error))
             }
         }
         // A vanished directory's tombstones may repeat paths that have ops of their own:
         // each change is sent once, by its own op where there is one; an op left with
         // nothing to send shares the fate of the op that sends its change.
-        let followers = Self.deduplicate(&changes)
-        var sent = await send(changes, result: result, mayDelete: mayDelete)
-        sent.inherit(followers)
-        return sent
+        staged.followers = Self.deduplicate(&staged.changes)
+        await send(&staged, mayDelete: mayDelete)
+        return staged
     }
 
-    /// Steps 2 and 3 for the prepared changes (after the delete-wave check).
-    private func send(
-        _ changes: [String: [PreparedChange]], result: PushBatchResult, mayDelete: @Sendable (Int) async -> Bool
-    ) async -> PushBatchResult {
-        var changes = changes
-        var result = result
+    /// Step 3: commits what `stage` left to send, all at once.
+    func commit(_ staged: StagedPush) async -> PushBatchResult {
+        var result = staged.result
+        if !staged.changes.isEmpty { await commit(staged.changes, into: &result) }
+        result.inherit(staged.followers)
+        return result
+    }
+
+    /// Sends back the staged ops whose index rows changed since they were prepared (another
+    /// batch's commit landed meanwhile). An index that cannot be read sends them all back.
+    /// Returns the ops sent back.
+    @discardableResult
+    func setAsideStale(_ staged: inout StagedPush) -> Set<String> {
+        let paths = staged.paths
+        var now: [String: StagedPush.Inputs] = [:]
+        do {
+            let records = try index.records.read(folder: folder, paths: paths)
+            for path in paths {
+                let below = try staged.inputs[path]?.liveBelow.map { _ in try index.base.live(folder: folder, under: path) }
+                now[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
+            }
+        } catch {
+            logger.error("index read failed; the staged batch goes round again", metadata: ["error": "\(error)"])
+            now = [:]
+        }
+        let stale = StagedPush.stale(staged.inputs, now: now)
+        staged.setAside(stale)
+        return stale
+    }
+
+    /// Step 2 for the prepared changes (after the delete-wave check).
+    private func send(_ staged: inout StagedPush, mayDelete: @Sendable (Int) async -> Bool) async {
         // Files whose content lives on elsewhere (moves, renames) are not lost: they do not count.
-        let arriving = Set(changes.values.flatMap { $0.filter { !$0.change.deleted }.map(\.change.contentHash) })
-        let tombstones = changes.values.flatMap { $0.filter { $0.change.deleted && $0.change.kind == .file } }.map(\.change)
+        let arriving = Set(staged.changes.values.flatMap { $0.filter { !$0.change.deleted }.map(\.change.contentHash) })
+        let tombstones = staged.changes.values.flatMap { $0.filter { $0.change.deleted && $0.change.kind == .file } }.map(\.change)
             .filter { !arriving.contains($0.contentHash) }
         let deletes: Int
         do { deletes = try index.base.countLost(folder: folder, tombstones) } catch { deletes = tombstones.count }
         if deletes > 0, await !mayDelete(deletes) {
-            for (owner, list) in changes where list.contains(where: \.change.deleted) {
-                changes[owner] = nil
-                result.settle(owner, .held)
+            for (owner, list) in staged.changes where list.contains(where: \.change.deleted) {
+                staged.changes[owner] = nil
+                staged.result.settle(owner, .held)
             }
         }
-        guard !changes.isEmpty else { return result }
-
-        // 2. Send what the server lacks.
+        guard !staged.changes.isEmpty else { return }
         do {
-            let unreadable = try await chunkSender.send(changes)
+            let unreadable = try await chunkSender.send(staged.changes)
             for path in unreadable {
-                changes[path] = nil
-                result.settle(path, .unstable)
+                staged.changes[path] = nil
+                staged.result.settle(path, .unstable)
             }
         } catch {
-            markTransientOrFailed(error, paths: Array(changes.keys), into: &result)
-            return result
+            markTransientOrFailed(error, paths: Array(staged.changes.keys), into: &staged.result)
+            staged.changes = [:]
         }
-        // 3. Commit them all at once.
-        await commit(changes, into: &result)
-        return result
     }
 
     /// Keeps every change in exactly one list, its own path's op first; returns
@@ -125,31 +155,38 @@ struct Uploader: Sendable {
         return followers
     }
 
+    /// Prepares `paths` on up to four cores; with each, what it read of the live entries
+    /// below it, when it asked.
     private func prepareAll(_ paths: [String], records: (local: [String: LocalRecord], base: [String: BaseRecord])) async
-        -> [(String, Preparation)]
+        -> [(String, Preparation, [BaseRecord]?)]
     {
         let width = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
         let slices = stride(from: 0, to: paths.count, by: max(1, paths.count / width + 1)).map {
             Array(paths[$0..<min($0 + paths.count / width + 1, paths.count)])
         }
-        return await withTaskGroup(of: [(String, Preparation)].self) { group in
+        return await withTaskGroup(of: [(String, Preparation, [BaseRecord]?)].self) { group in
             for slice in slices {
                 group.addTask { [preparer, index, folder] in
                     slice.map { path in
                         let preparation: Preparation
+                        var below: [BaseRecord]?
                         do {
                             preparation = try preparer.prepare(
                                 path: path, local: records.local[path], base: records.base[path],
-                                liveBelow: { try index.base.live(folder: folder, under: path) })
+                                liveBelow: {
+                                    let live = try index.base.live(folder: folder, under: path)
+                                    below = live
+                                    return live
+                                })
                         } catch {
                             preparation = .failed(
                                 DaemonError(.index, "the index could not be read: \(error)", path: path, underlying: error))
                         }
-                        return (path, preparation)
+                        return (path, preparation, below)
                     }
                 }
             }
-            var all: [(String, Preparation)] = []
+            var all: [(String, Preparation, [BaseRecord]?)] = []
             for await part in group { all.append(contentsOf: part) }
             return all
         }

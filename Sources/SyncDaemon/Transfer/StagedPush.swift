@@ -1,0 +1,44 @@
+/// A push batch read, hashed and with its chunks on the server, not yet committed
+/// (`Uploader.stage`; `Uploader.commit` sends it).
+///
+/// The bulk lane stages its next batch while the one before commits, so a staged batch may
+/// have been prepared against index rows that commit then changed: a tombstone's base
+/// revision, the entries below a deleted directory. What each path's preparation read is
+/// kept (`inputs`); before the commit, `setAside` sends back to the journal every path
+/// whose rows are no longer what it read, to be prepared afresh in a later batch.
+struct StagedPush: Sendable {
+    /// What preparing one path read from the index.
+    struct Inputs: Sendable, Equatable {
+        var local: LocalRecord?
+        var base: BaseRecord?
+        /// The live entries below the path, when the preparation asked for them.
+        var liveBelow: [BaseRecord]?
+    }
+
+    /// Fates decided so far (unchanged, unstable, failed, held, not sent) and their index rows.
+    var result = PushBatchResult()
+    /// The changes to commit, by the op path that sends them.
+    var changes: [String: [PreparedChange]] = [:]
+    /// Ops whose change another op sends (`follower → sender`).
+    var followers: [String: String] = [:]
+    var inputs: [String: Inputs] = [:]
+
+    var paths: [String] { Array(inputs.keys) }
+
+    /// Sends back (fate `.deferred`: due now, no attempt counted) the ops in `stale`,
+    /// with whatever they were to commit or record.
+    mutating func setAside(_ stale: Set<String>) {
+        guard !stale.isEmpty else { return }
+        for path in stale {
+            changes[path] = nil
+            result.settle(path, .deferred(forgetMove: false))
+        }
+        result.update.locals.removeAll { stale.contains($0.path) }
+        result.update.removedLocals.removeAll { stale.contains($0) }
+    }
+
+    /// The ops whose inputs differ from `now` (what the index holds at present).
+    static func stale(_ inputs: [String: Inputs], now: [String: Inputs]) -> Set<String> {
+        Set(inputs.compactMap { path, read in now[path] == read ? nil : path })
+    }
+}

@@ -1,0 +1,65 @@
+import SyncCore
+import Testing
+
+@testable import SyncDaemon
+
+/// A batch staged while the one before it committed is checked against the index before
+/// it commits: an op whose index rows changed meanwhile goes back to the journal.
+struct StagedPushTests {
+    static func base(_ path: String, rev: Int64, deleted: Bool = false) -> BaseRecord {
+        BaseRecord(path: path, kind: .file, rev: rev, contentHash: "h-\(path)", deleted: deleted, mode: deleted ? nil : 0o644)
+    }
+
+    static func local(_ path: String, inode: UInt64) -> LocalRecord {
+        LocalRecord(
+            path: path, kind: .file, inode: inode, size: 4, mtimeNs: 1, ctimeNs: 1, mode: 0o644, contentHash: "h-\(path)",
+            chunks: [], symlinkTarget: nil)
+    }
+
+    @Test func unchangedInputsAreNotStale() {
+        let read: [String: StagedPush.Inputs] = [
+            "a": .init(local: Self.local("a", inode: 1), base: Self.base("a", rev: 3), liveBelow: nil),
+            "new": .init(local: nil, base: nil, liveBelow: nil),
+        ]
+        #expect(StagedPush.stale(read, now: read).isEmpty)
+    }
+
+    @Test func aChangedBaseLocalOrLiveSetIsStale() {
+        let read: [String: StagedPush.Inputs] = [
+            // A tombstone prepared at rev 3; the batch before deleted it at rev 9.
+            "d/c": .init(local: nil, base: Self.base("d/c", rev: 3), liveBelow: [Self.base("d/c", rev: 3)]),
+            // A directory's tombstones, and the batch before added a file below it.
+            "d": .init(local: nil, base: nil, liveBelow: [Self.base("d/a", rev: 2)]),
+            // A file recorded anew meanwhile (another inode).
+            "f": .init(local: Self.local("f", inode: 1), base: Self.base("f", rev: 1), liveBelow: nil),
+            "same": .init(local: nil, base: Self.base("same", rev: 5), liveBelow: nil),
+        ]
+        var now = read
+        now["d/c"] = .init(local: nil, base: Self.base("d/c", rev: 9, deleted: true), liveBelow: [])
+        now["d"] = .init(local: nil, base: nil, liveBelow: [Self.base("d/a", rev: 2), Self.base("d/new", rev: 8)])
+        now["f"] = .init(local: Self.local("f", inode: 2), base: Self.base("f", rev: 1), liveBelow: nil)
+        #expect(StagedPush.stale(read, now: now) == ["d/c", "d", "f"])
+        // An index that could not be read sends everything back.
+        #expect(StagedPush.stale(read, now: [:]) == Set(read.keys))
+    }
+
+    @Test func setAsideSendsTheOpBackWithNothingToCommitOrRecord() {
+        var staged = StagedPush()
+        staged.changes = ["a": [PushDeduplicationTests.tombstone("a")], "b": [PushDeduplicationTests.tombstone("b")]]
+        staged.result.finish("c", .unchanged)
+        staged.result.update.locals = [Self.local("c", inode: 4), Self.local("keep", inode: 5)]
+        staged.result.update.removedLocals = ["c", "gone"]
+        staged.result.settle("f", .failed(DaemonError(.rejected, "no")))
+        staged.setAside(["a", "c", "f"])
+        #expect(staged.changes.keys.sorted() == ["b"])
+        #expect(staged.result.fates["a"] == .deferred(forgetMove: false))
+        #expect(staged.result.fates["c"] == .deferred(forgetMove: false), "an unchanged op goes round again too")
+        #expect(staged.result.update.locals.map(\.path) == ["keep"])
+        #expect(staged.result.update.removedLocals == ["gone"])
+        // A failure stays what it is: it is shown, and waits for the path to change.
+        guard case .failed = staged.result.fates["f"] else {
+            Issue.record("a failed op lost its failure: \(String(describing: staged.result.fates["f"]))")
+            return
+        }
+    }
+}
