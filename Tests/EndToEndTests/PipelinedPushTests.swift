@@ -90,3 +90,39 @@ actor ConflictCount {
     private(set) var count = 0
     func add(_ n: Int) { count += n }
 }
+
+extension PipelinedPushTests {
+    /// Moves journaled among many new files: the short first batch of the chain and the
+    /// staged batches after it push them in journal order (moves first, each time), and the
+    /// server ends up with the moved file and every new one, the move kept as a move.
+    @Test func movesAmongManyNewFilesArePushedAsMoves() async throws {
+        let rig = try await Rig.start("pipelined-moves")
+        defer { rig.stop() }
+        let moved = (0..<3).map { "m\($0)" }
+        for path in moved { try writeFile(rig.folder + "/" + path, "moved \(path)") }
+        let runner = Task { await rig.queue.run() }
+        defer { runner.cancel() }
+        for path in moved { _ = try await rig.queue.push(path) }
+        await rig.queue.setPaused(true)
+        // One move early in the journal, one in the first 250 ops' tail, one after them.
+        var files: [String] = []
+        for (i, path) in moved.enumerated() {
+            try FileManager.default.moveItem(atPath: rig.folder + "/" + path, toPath: rig.folder + "/" + path + "-renamed")
+            try await rig.queue.enqueue([path + "-renamed"], moves: [path + "-renamed": path])
+            let more = (0..<(i == 0 ? 200 : 150)).map { String(format: "n\(i)-%03d", $0) }
+            for file in more { try writeFile(rig.folder + "/" + file, "new \(file)") }
+            try await rig.queue.enqueue(more)
+            files += more
+        }
+        await rig.queue.setPaused(false)
+        try await Self.drained(rig)
+
+        let client = rig.server.client(credential: rig.credential)
+        let feed = try await client.changes(folder: "docs", since: 0, limit: 1000)
+        let live = Set(feed.entries.filter { !$0.deleted }.map(\.path))
+        #expect(live == Set(moved.map { $0 + "-renamed" } + files))
+        for path in moved {
+            #expect(feed.entries.first { $0.path == path + "-renamed" }?.movedFrom == path, "\(path) was not pushed as a move")
+        }
+    }
+}

@@ -33,7 +33,10 @@ extension TransferQueue {
             return true
         }
         replayRound = 0
-        guard let ops = claimBulk() else { return false }
+        // A short first batch: the chain's next one is staged while it commits, instead of
+        // the first commit waiting for a whole batch to be read. (Moves in it are pushed
+        // first, and the rest of the journal's moves in the next batches, in journal order.)
+        guard let ops = claimBulk(limit: min(batchLimit, Self.firstBatchLimit)) else { return false }
         openExpressLane()
         defer { closeExpressLane() }
         let started = ContinuousClock.now
@@ -65,11 +68,11 @@ extension TransferQueue {
         return true
     }
 
-    /// Claims up to `batchLimit` ready ops for the bulk lane; nil when none are ready.
-    private func claimBulk() -> [JournalOp]? {
+    /// Claims up to `limit` ready ops for the bulk lane; nil when none are ready.
+    private func claimBulk(limit: Int) -> [JournalOp]? {
         let ops: [JournalOp]
         do {
-            ops = try index.journal.claim(folder: folder, limit: batchLimit)
+            ops = try index.journal.claim(folder: folder, limit: limit)
         } catch {
             logger.error("journal claim failed", metadata: ["error": "\(error)"])
             return nil
@@ -87,21 +90,27 @@ extension TransferQueue {
     /// The batch after the one committing, staged; nil when none is ready, or when it holds
     /// moves (they are pushed in a round of their own, which orders them).
     private func stageNext() async -> BulkBatch? {
-        guard !paused, !Task.isCancelled, let ops = claimBulk() else { return nil }
+        guard !paused, !Task.isCancelled, let ops = claimBulk(limit: batchLimit) else { return nil }
         if ops.contains(where: { $0.moveFrom != nil }) {
-            let paths = ops.map(\.path)
-            running.subtract(paths)
-            do {
-                try index.journal.release(folder: folder, paths: paths)
-            } catch {
-                logger.error("cannot put claimed ops back in the journal", metadata: ["folder": "\(folder)", "error": "\(error)"])
-                unrecorded.formUnion(paths)
-            }
+            release(ops)
             return nil
         }
         batchesStagedAhead += 1
         let started = ContinuousClock.now
         return BulkBatch(ops: ops, staged: await stage(ops), started: started)
+    }
+
+    /// Puts claimed ops back, due now (or, when that fails, before the next batch).
+    private func release(_ ops: [JournalOp]) {
+        let paths = ops.map(\.path)
+        running.subtract(paths)
+        batchesPushed -= 1
+        do {
+            try index.journal.release(folder: folder, paths: paths)
+        } catch {
+            logger.error("cannot put claimed ops back in the journal", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            unrecorded.formUnion(paths)
+        }
     }
 
     /// Whether a staged batch may commit now that the one before it is recorded.

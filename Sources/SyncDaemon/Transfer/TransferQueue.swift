@@ -14,6 +14,8 @@ public actor TransferQueue {
     let backoff = Backoff()
     /// Ops per bulk batch.
     let batchLimit: Int
+    /// Ops in the first batch of a chain (see `runOneBatch`).
+    static let firstBatchLimit = 250
     /// Local deletes of the last minute, judged as one wave.
     var deleteWave: DeleteWave
 
