@@ -30,8 +30,9 @@ struct ThreadState {
             watched.forget(wd: raw.pointee.wd)
             return
         }
-        guard let path = path(of: raw) else { return }
         let isDirectory = mask & UInt32(IN_ISDIR) != 0
+        if !isDirectory && raw.pointee.len > 0 && isSkippedFile(raw) { return }
+        guard let path = path(of: raw) else { return }
 
         if mask & UInt32(IN_MOVED_FROM) != 0 {
             pendingMoves[raw.pointee.cookie] = (path, isDirectory)
@@ -112,11 +113,20 @@ struct ThreadState {
         overflowPending = !allDelivered
     }
 
+    /// A file event its subscriber's filter drops (`WatchFilter.skippedFilePrefix`), judged
+    /// by the name's bytes before any path is made.
+    func isSkippedFile(_ raw: UnsafeMutablePointer<inotify_event>) -> Bool {
+        guard let dir = watched.path(of: raw.pointee.wd), let filter = filter(for: dir) else { return false }
+        return filter.skipsFile(named: name(of: raw))
+    }
+
+    private func name(of raw: UnsafeMutablePointer<inotify_event>) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(raw).advanced(by: MemoryLayout<inotify_event>.size).assumingMemoryBound(to: CChar.self)
+    }
+
     func path(of raw: UnsafeMutablePointer<inotify_event>) -> String? {
         guard let dir = watched.path(of: raw.pointee.wd) else { return nil }
         if raw.pointee.len == 0 { return dir }
-        let namePtr = UnsafeRawPointer(raw).advanced(by: MemoryLayout<inotify_event>.size)
-            .assumingMemoryBound(to: CChar.self)
-        return "\(dir)/\(String(cString: namePtr))"
+        return "\(dir)/\(String(cString: name(of: raw)))"
     }
 }

@@ -15,10 +15,23 @@ public final class WatchFilter: Sendable {
     }
 
     private let decision: Mutex<Decision>
+    /// Events of files whose names start with these bytes are dropped on the watcher
+    /// thread (the owner's own temporary files); empty: none are.
+    let skippedFilePrefix: [UInt8]
 
-    /// `decide` gets an absolute directory path below the root.
-    public init(_ decide: @escaping @Sendable (String) -> Bool = { _ in true }) {
+    /// `decide` gets an absolute directory path below the root. Nothing is delivered for
+    /// files whose names start with `skippingFilesNamed` (a move out of such a name arrives
+    /// as a plain arrival, a move into one as a departure).
+    public init(_ decide: @escaping @Sendable (String) -> Bool = { _ in true }, skippingFilesNamed prefix: String = "") {
         decision = Mutex(Decision(decide: decide))
+        skippedFilePrefix = Array(prefix.utf8)
+    }
+
+    /// Whether the file name at `name` (NUL-terminated) is one whose events are dropped.
+    func skipsFile(named name: UnsafePointer<CChar>) -> Bool {
+        guard !skippedFilePrefix.isEmpty else { return false }
+        for (i, byte) in skippedFilePrefix.enumerated() where UInt8(bitPattern: name[i]) != byte { return false }
+        return true
     }
 
     public func update(_ decide: @escaping @Sendable (String) -> Bool) {

@@ -12,11 +12,15 @@ struct BatchDownloadTests {
         defer { two.stop() }
         two.b.stop()
         var expected: [String: String] = ["notes": Hashing.contentHash(chunks: [])]
-        try FileManager.default.createDirectory(atPath: two.a.path("notes"), withIntermediateDirectories: true)
+        // In several directories: a batch is staged on several threads, a directory on one.
+        for d in 0..<4 {
+            try FileManager.default.createDirectory(atPath: two.a.path("notes/d\(d)"), withIntermediateDirectories: true)
+            expected["notes/d\(d)"] = Hashing.contentHash(chunks: [])
+        }
         for i in 0..<600 {
             let text = "note \(i) " + String(repeating: "x", count: i)
-            try writeFile(two.a.path("notes/n\(i).txt"), text)
-            expected["notes/n\(i).txt"] = contentHash(text)
+            try writeFile(two.a.path("notes/d\(i % 4)/n\(i).txt"), text)
+            expected["notes/d\(i % 4)/n\(i).txt"] = contentHash(text)
         }
         try await two.a.waitUntilIdle()
         let client = two.server.client(credential: two.credentialA)

@@ -97,19 +97,22 @@ public struct IgnoreRules: Sendable, Equatable {
     /// Reads the path's bytes in place (a scan asks this for every entry it walks).
     private func decidingRule(_ path: String, isDirectory: Bool) -> Rule? {
         var path = path
-        return path.withUTF8 { full in
-            let name = full.lastIndex(of: UInt8(ascii: "/")).map { UnsafeBufferPointer(rebasing: full[($0 + 1)...]) } ?? full
-            // By index: the rules are borrowed, not copied, one by one.
-            var decided: Int?
-            for i in rules.indices where rules[i].negated == (decided != nil) {
-                if rules[i].directoryOnly && !isDirectory { continue }
-                let anchored = rules[i].anchored
-                if rules[i].pattern.withUnsafeBufferPointer({ Glob.match($0, anchored ? full : name) }) {
-                    decided = rules[i].negated ? nil : i
-                }
+        return path.withUTF8 { full in decidingRule(utf8: full, isDirectory: isDirectory).map { rules[$0] } }
+    }
+
+    /// `decidingRule` over a path's UTF-8 bytes; the rule's index.
+    private func decidingRule(utf8 full: UnsafeBufferPointer<UInt8>, isDirectory: Bool) -> Int? {
+        let name = full.lastIndex(of: UInt8(ascii: "/")).map { UnsafeBufferPointer(rebasing: full[($0 + 1)...]) } ?? full
+        // By index: the rules are borrowed, not copied, one by one.
+        var decided: Int?
+        for i in rules.indices where rules[i].negated == (decided != nil) {
+            if rules[i].directoryOnly && !isDirectory { continue }
+            let anchored = rules[i].anchored
+            if rules[i].pattern.withUnsafeBufferPointer({ Glob.match($0, anchored ? full : name) }) {
+                decided = rules[i].negated ? nil : i
             }
-            return decided.map { rules[$0] }
         }
+        return decided
     }
 
     /// Which rule ignores `path` (or a directory above it); nil when it is not ignored.
@@ -127,14 +130,25 @@ public struct IgnoreRules: Sendable, Equatable {
     }
 
     /// Whether `path` or any directory above it is ignored.
+    /// Each directory above it is matched as the path's own leading bytes (no copies: the
+    /// watcher asks this for every event).
     public func isIgnored(_ path: String, isDirectory: Bool) -> Bool {
-        var prefix = ""
-        let parts = path.split(separator: "/")
-        for (i, part) in parts.enumerated() {
-            prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
-            let last = i == parts.count - 1
-            if matches(prefix, isDirectory: last ? isDirectory : true) { return true }
+        var path = path
+        return path.withUTF8 { full in
+            let slash = UInt8(ascii: "/")
+            var start = 0
+            while start < full.count && full[start] == slash { start += 1 }
+            var end = start
+            while end < full.count {
+                var next = end
+                while next < full.count && full[next] != slash { next += 1 }
+                if next > end {
+                    let prefix = UnsafeBufferPointer(rebasing: full[start..<next])
+                    if decidingRule(utf8: prefix, isDirectory: next < full.count ? true : isDirectory) != nil { return true }
+                }
+                end = next + 1
+            }
+            return false
         }
-        return false
     }
 }

@@ -91,7 +91,7 @@ struct BatchDownload: Sendable {
         _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], fetched: ChunkFetcher.Fetched,
         reusing open: inout OpenDirectories, others: inout [WireEntry], into outcome: inout Outcome
     ) async {
-        var staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)] = []
+        var complete: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)] = []
         for item in fresh {
             guard item.entry.chunks.allSatisfy({ fetched.chunks[$0] != nil }) else {
                 // The server is away: the whole page is applied again later. Else it lacks a
@@ -103,11 +103,16 @@ struct BatchDownload: Sendable {
                 }
                 continue
             }
-            do {
-                staged.append((try assembler.stage(item.entry, chunks: fetched.chunks, reusing: &open), item.base, item.local))
-            } catch {
+            complete.append(item)
+        }
+        var staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)] = []
+        for (item, file) in zip(complete, await stageAll(complete.map(\.entry), chunks: fetched.chunks, reusing: &open)) {
+            // One that could not be staged is looked at again one by one, which reports it.
+            guard let file else {
                 others.append(item.entry)
+                continue
             }
+            staged.append((file, item.base, item.local))
         }
         guard !staged.isEmpty else { return }
         await progress.complete(staged.map(\.file.entry.path))
@@ -130,6 +135,59 @@ struct BatchDownload: Sendable {
                 outcome.failed.append((entry, problem))
             }
         }
+    }
+
+    /// Stages `entries` (nil: one that could not be), split by directory over up to
+    /// `stagingWidth` threads: creating and writing many small files is mostly the kernel's
+    /// work, which then runs on every core. A directory's files stay on one thread, in order.
+    private func stageAll(_ entries: [WireEntry], chunks: [String: [UInt8]], reusing open: inout OpenDirectories) async
+        -> [StagedFile?]
+    {
+        let shards = Self.shards(entries.map(\.path), width: Self.stagingWidth, minimum: Self.filesPerStagingThread)
+        guard shards.count > 1 else {
+            return entries.map { entry in
+                do { return try assembler.stage(entry, chunks: chunks, reusing: &open) } catch { return nil }
+            }
+        }
+        // Each thread resolves directories through its own copy of those already open.
+        let stager = assembler, shared = open
+        var staged = [StagedFile?](repeating: nil, count: entries.count)
+        await withTaskGroup(of: [(Int, StagedFile?)].self) { group in
+            for shard in shards {
+                group.addTask {
+                    var open = shared
+                    return shard.map { i in
+                        do { return (i, try stager.stage(entries[i], chunks: chunks, reusing: &open)) } catch { return (i, nil) }
+                    }
+                }
+            }
+            for await part in group { for (i, file) in part { staged[i] = file } }
+        }
+        return staged
+    }
+
+    /// Threads that stage one batch, and the fewest files worth a thread of their own.
+    static let stagingWidth = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    static let filesPerStagingThread = 32
+
+    /// Indices of `paths` in up to `width` groups, each directory's in one group, in order;
+    /// one group when there are fewer than `minimum` paths a group. Pure.
+    static func shards(_ paths: [String], width: Int, minimum: Int) -> [[Int]] {
+        let width = max(1, min(width, paths.count / max(1, minimum)))
+        guard width > 1 else { return paths.isEmpty ? [] : [Array(paths.indices)] }
+        var shards = [[Int]](repeating: [], count: width)
+        var directoryShard: [Substring: Int] = [:]
+        for (i, path) in paths.enumerated() {
+            let directory = path.lastIndex(of: "/").map { path[..<$0] } ?? ""
+            let shard = directoryShard[directory] ?? {
+                // A new directory goes to the group with the fewest files so far.
+                let smallest = shards.indices.min { shards[$0].count < shards[$1].count } ?? 0
+                directoryShard[directory] = smallest
+                return smallest
+            }()
+            shards[shard].append(i)
+        }
+        return shards.filter { !$0.isEmpty }
     }
 
     /// Makes the staged files durable, records them (each only over the base it was planned

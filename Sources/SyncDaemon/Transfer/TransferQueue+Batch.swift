@@ -7,6 +7,8 @@ extension TransferQueue {
         var ops: [JournalOp]
         var staged: StagedPush
         var started: ContinuousClock.Instant
+        /// When its ops were claimed: the express lane takes what was journaled after.
+        var claimed: Date
     }
 
     /// Claims and pushes a batch; while more are ready, a chain of them, each next one read,
@@ -37,17 +39,22 @@ extension TransferQueue {
         // the first commit waiting for a whole batch to be read. (Moves in it are pushed
         // first, and the rest of the journal's moves in the next batches, in journal order.)
         guard let ops = claimBulk(limit: min(batchLimit, Self.firstBatchLimit)) else { return false }
-        openExpressLane()
-        defer { closeExpressLane() }
         let started = ContinuousClock.now
+        openExpressLane(since: Date())
         if ops.contains(where: { $0.moveFrom != nil }) {
-            await finish(await MovePush(uploader: uploader).push(ops), ops: ops, started: started)
+            let result = await MovePush(uploader: uploader).push(ops)
+            closeExpressLane()
+            await finish(result, ops: ops, started: started)
             return true
         }
-        var current = BulkBatch(ops: ops, staged: await stage(ops), started: started)
+        var current = BulkBatch(ops: ops, staged: await stage(ops), started: started, claimed: Date())
         while true {
             async let staging = stageNext()
-            await finish(await uploader.commit(current.staged), ops: current.ops, started: current.started)
+            let result = await uploader.commit(current.staged)
+            // Closed while the outcome is recorded and its conflicts planned, as after any bulk
+            // batch: the ops it puts back must not go up beside that planning.
+            closeExpressLane()
+            await finish(result, ops: current.ops, started: current.started)
             guard var next = await staging else { break }
             guard await mayCommitNext() else {
                 // The server went away (its commit may be in the outbox, replayed first) or
@@ -63,6 +70,7 @@ extension TransferQueue {
                     "folder": "\(folder)", "count": "\(stale.count)",
                 ])
             }
+            openExpressLane(since: next.claimed)
             current = next
         }
         return true
@@ -96,8 +104,8 @@ extension TransferQueue {
             return nil
         }
         batchesStagedAhead += 1
-        let started = ContinuousClock.now
-        return BulkBatch(ops: ops, staged: await stage(ops), started: started)
+        let started = ContinuousClock.now, claimed = Date()
+        return BulkBatch(ops: ops, staged: await stage(ops), started: started, claimed: claimed)
     }
 
     /// Puts claimed ops back, due now (or, when that fails, before the next batch).

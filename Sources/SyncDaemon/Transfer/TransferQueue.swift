@@ -124,9 +124,10 @@ public actor TransferQueue {
         }
     }
 
-    /// Opens the express lane for changes journaled from now on (a bulk batch was claimed).
-    func openExpressLane() {
-        expressSince = Date()
+    /// Opens the express lane for changes journaled since `since` (when the bulk batch now
+    /// in flight was claimed).
+    func openExpressLane(since: Date) {
+        expressSince = since
         expressRefused = []
         for wake in expressWakes { wake.yield() }
     }

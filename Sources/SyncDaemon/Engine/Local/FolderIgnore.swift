@@ -26,7 +26,8 @@ final class FolderIgnore: Sendable {
         self.excluded = excluded
         let box = IgnoreBox(rules: IgnoreRules(config: patterns, file: []), excluded: excluded)
         self.current = Mutex((box, nil))
-        self.watchFilter = WatchFilter(Self.watchDecision(root: root, box))
+        // Our own downloads' staging files never reach the engine (6 events a file, each a hop).
+        self.watchFilter = WatchFilter(Self.watchDecision(root: root, box), skippingFilesNamed: Scanner.stagingPrefix)
     }
 
     /// The rules in force now, as a value (a scan keeps the ones it started with).
