@@ -68,8 +68,10 @@ struct PipelinedPushTests {
 
         try FileManager.default.removeItem(atPath: rig.folder + "/d")
         // Claimed in this order: [d, d/a], then [d/c, d/e] staged while the first commits.
+        await rig.queue.setPaused(true)
         try await rig.queue.enqueue(["d", "d/a"])
         try await rig.queue.enqueue(["d/c", "d/e"])
+        await rig.queue.setPaused(false)
         try await Self.drained(rig)
 
         #expect(await rig.queue.opsSetAside >= 2, "no staged op was sent back: nothing was tested")
@@ -104,8 +106,11 @@ extension PipelinedPushTests {
         defer { runner.cancel() }
         for path in moved { _ = try await rig.queue.push(path) }
         await rig.queue.setPaused(true)
-        // One move early in the journal, one in the first 250 ops' tail, one after them.
-        var files: [String] = []
+        // 300 new files first (the chain's first batch has none of the moves, its next claim
+        // meets one and puts it back), then each move followed by more new files.
+        var files = (0..<300).map { String(format: "first-%03d", $0) }
+        for file in files { try writeFile(rig.folder + "/" + file, "new \(file)") }
+        try await rig.queue.enqueue(files)
         for (i, path) in moved.enumerated() {
             try FileManager.default.moveItem(atPath: rig.folder + "/" + path, toPath: rig.folder + "/" + path + "-renamed")
             try await rig.queue.enqueue([path + "-renamed"], moves: [path + "-renamed": path])

@@ -9,7 +9,7 @@ import SyncClient
 struct BatchRecord {
     /// Failed paths (shown, dropped until they change; waiters get the failure).
     var failed: [(path: String, error: DaemonError)] = []
-    /// Paths that run again (held, unstable, transient): their waiters wait for that run.
+    /// Paths that run again (held, unstable, transient, deferred): their waiters wait for that run.
     var nextRun: [String] = []
     /// Why the transient paths could not be sent, when some could not.
     var transientError: RemoteError?
@@ -48,7 +48,7 @@ struct BatchRecord {
                     retryAt: Date().addingTimeInterval(delay))
             }
         }
-        record.nextRun = held + unstable + transient
+        record.nextRun = held + unstable + transient + deferred
         return record
     }
 }

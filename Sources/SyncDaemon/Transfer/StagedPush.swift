@@ -11,8 +11,11 @@ struct StagedPush: Sendable {
     struct Inputs: Sendable, Equatable {
         var local: LocalRecord?
         var base: BaseRecord?
-        /// The live entries below the path, when the preparation asked for them.
+        /// The live entries below the path, when the preparation asked for them (`ordered`).
         var liveBelow: [BaseRecord]?
+
+        /// Entries in path order, as they are kept here (the index returns them in any order).
+        static func ordered(_ live: [BaseRecord]) -> [BaseRecord] { live.sorted { $0.path < $1.path } }
     }
 
     /// Fates decided so far (unchanged, unstable, failed, held, not sent) and their index rows.

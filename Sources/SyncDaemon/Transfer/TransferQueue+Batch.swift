@@ -35,6 +35,7 @@ extension TransferQueue {
             return true
         }
         replayRound = 0
+        mustReplayFirst = false
         // A short first batch: the chain's next one is staged while it commits, instead of
         // the first commit waiting for a whole batch to be read. (Moves in it are pushed
         // first, and the rest of the journal's moves in the next batches, in journal order.)
@@ -50,20 +51,20 @@ extension TransferQueue {
         var current = BulkBatch(ops: ops, staged: await stage(ops), started: started, claimed: Date())
         while true {
             async let staging = stageNext()
-            let result = await uploader.commit(current.staged)
+            let result = await uploader.commit(current.staged, mayDelete: { count in await self.mayDelete(count) })
             // Closed while the outcome is recorded and its conflicts planned, as after any bulk
             // batch: the ops it puts back must not go up beside that planning.
             closeExpressLane()
             await finish(result, ops: current.ops, started: current.started)
             guard var next = await staging else { break }
             guard await mayCommitNext() else {
-                // The server went away (its commit may be in the outbox, replayed first) or
+                // The server went away (a commit may be in the outbox, replayed first) or
                 // sending stopped: the next batch goes back to the journal uncommitted.
-                next.staged.setAside(Set(next.staged.paths))
-                await finish(await uploader.commit(next.staged), ops: next.ops, started: next.started)
+                await uploader.setAside(Set(next.staged.paths), of: &next.staged)
+                await finish(await uploader.commit(next.staged, mayDelete: { _ in true }), ops: next.ops, started: next.started)
                 break
             }
-            let stale = uploader.setAsideStale(&next.staged)
+            let stale = await uploader.setAsideStale(&next.staged)
             if !stale.isEmpty {
                 opsSetAside += stale.count
                 logger.debug("staged ops go round again: a commit changed what they were prepared against", metadata: [
@@ -92,7 +93,7 @@ extension TransferQueue {
     }
 
     private func stage(_ ops: [JournalOp]) async -> StagedPush {
-        await uploader.stage(ops, mayDelete: { count in await self.mayDelete(count) })
+        await uploader.stage(ops)
     }
 
     /// The batch after the one committing, staged; nil when none is ready, or when it holds
@@ -113,6 +114,8 @@ extension TransferQueue {
         let paths = ops.map(\.path)
         running.subtract(paths)
         batchesPushed -= 1
+        // Whoever asked while these were claimed is served by their next run.
+        for path in paths { waiters.promoteNextRun(path) }
         do {
             try index.journal.release(folder: folder, paths: paths)
         } catch {
@@ -123,7 +126,7 @@ extension TransferQueue {
 
     /// Whether a staged batch may commit now that the one before it is recorded.
     private func mayCommitNext() async -> Bool {
-        guard !paused, !Task.isCancelled, unrecorded.isEmpty, offlineError == nil else { return false }
+        guard !paused, !Task.isCancelled, unrecorded.isEmpty, !mustReplayFirst, offlineError == nil else { return false }
         if let sendGate, await !sendGate() { return false }
         return true
     }
@@ -181,6 +184,7 @@ extension TransferQueue {
             let held = result.paths { $0 == .held }
             if !held.isEmpty { logger.warning("delete wave waits for `syncctl approve-deletes`", metadata: ["count": "\(held.count)"]) }
             if let transient = record.transientError {
+                mustReplayFirst = true
                 offlineError = transient
             } else if !finished.isEmpty {
                 offlineError = nil
@@ -192,6 +196,7 @@ extension TransferQueue {
             // claimed until the next start. Whoever waits on them is told now (a waiter
             // already answered above is not: `resolve` empties its list).
             logger.error("recording push outcome failed", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            mustReplayFirst = true
             let paths = ops.map(\.path)
             let notRecorded = DaemonError(.notRecorded, "cannot record the push: \(error)", underlying: error)
             do {

@@ -42,6 +42,9 @@ public actor TransferQueue {
     private(set) var paused = false
     /// The last transient error, while the server is unreachable.
     var offlineError: RemoteError?
+    /// A batch ended with a transient failure or an outcome that could not be recorded: a
+    /// commit may wait in the outbox, replayed before any new commit (cleared by that replay).
+    var mustReplayFirst = false
     /// Gets the server's current entries when a push found them changed.
     var conflictHandler: (@Sendable ([WireEntry]) async -> Void)?
     var sendGate: (@Sendable () async -> Bool)?

@@ -33,13 +33,13 @@ struct Uploader: Sendable {
 
     /// `mayDelete` is asked before tombstones are sent (the delete-wave guard).
     func push(_ ops: [JournalOp], mayDelete: @Sendable (Int) async -> Bool = { _ in true }) async -> PushBatchResult {
-        await commit(stage(ops, mayDelete: mayDelete))
+        await commit(stage(ops), mayDelete: mayDelete)
     }
 
     /// Steps 1 and 2 of a push: reads and hashes the paths, and sends the chunks the server
-    /// lacks. Nothing is committed: `commit(_:)` does that, possibly after another batch's
-    /// commit landed (see `StagedPush.setAside`).
-    func stage(_ ops: [JournalOp], mayDelete: @Sendable (Int) async -> Bool = { _ in true }) async -> StagedPush {
+    /// lacks. Nothing is committed: `commit(_:mayDelete:)` does that, possibly after another
+    /// batch's commit landed (see `StagedPush`).
+    func stage(_ ops: [JournalOp]) async -> StagedPush {
         var staged = StagedPush()
         // Mid-write: the writer's close (or quiet time) journals the path again.
         let writing = Set(ops.map(\.path).filter {
@@ -73,55 +73,8 @@ struct Uploader: Sendable {
         // each change is sent once, by its own op where there is one; an op left with
         // nothing to send shares the fate of the op that sends its change.
         staged.followers = Self.deduplicate(&staged.changes)
-        await send(&staged, mayDelete: mayDelete)
-        return staged
-    }
-
-    /// Step 3: commits what `stage` left to send, all at once.
-    func commit(_ staged: StagedPush) async -> PushBatchResult {
-        var result = staged.result
-        if !staged.changes.isEmpty { await commit(staged.changes, into: &result) }
-        result.inherit(staged.followers)
-        return result
-    }
-
-    /// Sends back the staged ops whose index rows changed since they were prepared (another
-    /// batch's commit landed meanwhile). An index that cannot be read sends them all back.
-    /// Returns the ops sent back.
-    @discardableResult
-    func setAsideStale(_ staged: inout StagedPush) -> Set<String> {
-        let paths = staged.paths
-        var now: [String: StagedPush.Inputs] = [:]
-        do {
-            let records = try index.records.read(folder: folder, paths: paths)
-            for path in paths {
-                let below = try staged.inputs[path]?.liveBelow.map { _ in try index.base.live(folder: folder, under: path) }
-                now[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
-            }
-        } catch {
-            logger.error("index read failed; the staged batch goes round again", metadata: ["error": "\(error)"])
-            now = [:]
-        }
-        let stale = StagedPush.stale(staged.inputs, now: now)
-        staged.setAside(stale)
-        return stale
-    }
-
-    /// Step 2 for the prepared changes (after the delete-wave check).
-    private func send(_ staged: inout StagedPush, mayDelete: @Sendable (Int) async -> Bool) async {
-        // Files whose content lives on elsewhere (moves, renames) are not lost: they do not count.
-        let arriving = Set(staged.changes.values.flatMap { $0.filter { !$0.change.deleted }.map(\.change.contentHash) })
-        let tombstones = staged.changes.values.flatMap { $0.filter { $0.change.deleted && $0.change.kind == .file } }.map(\.change)
-            .filter { !arriving.contains($0.contentHash) }
-        let deletes: Int
-        do { deletes = try index.base.countLost(folder: folder, tombstones) } catch { deletes = tombstones.count }
-        if deletes > 0, await !mayDelete(deletes) {
-            for (owner, list) in staged.changes where list.contains(where: \.change.deleted) {
-                staged.changes[owner] = nil
-                staged.result.settle(owner, .held)
-            }
-        }
-        guard !staged.changes.isEmpty else { return }
+        // 2. Send what the server lacks.
+        guard !staged.changes.isEmpty else { return staged }
         do {
             let unreadable = try await chunkSender.send(staged.changes)
             for path in unreadable {
@@ -132,6 +85,67 @@ struct Uploader: Sendable {
             markTransientOrFailed(error, paths: Array(staged.changes.keys), into: &staged.result)
             staged.changes = [:]
         }
+        return staged
+    }
+
+    /// Step 3: commits what `stage` left to send, all at once, once the delete-wave guard
+    /// (`mayDelete`) has judged its deletes: they count only when they are about to go.
+    func commit(_ staged: StagedPush, mayDelete: @Sendable (Int) async -> Bool) async -> PushBatchResult {
+        var staged = staged
+        await holdDeletes(&staged, mayDelete: mayDelete)
+        var result = staged.result
+        if !staged.changes.isEmpty { await commit(staged.changes, into: &result) }
+        result.inherit(staged.followers)
+        return result
+    }
+
+    /// Sends back the staged ops whose index rows changed since they were prepared (another
+    /// batch's commit landed meanwhile). An index that cannot be read sends them all back.
+    /// Returns the ops sent back.
+    @discardableResult
+    func setAsideStale(_ staged: inout StagedPush) async -> Set<String> {
+        let paths = staged.paths
+        var now: [String: StagedPush.Inputs] = [:]
+        do {
+            let records = try index.records.read(folder: folder, paths: paths)
+            for path in paths {
+                let below = try staged.inputs[path]?.liveBelow.map { _ in
+                    StagedPush.Inputs.ordered(try index.base.live(folder: folder, under: path))
+                }
+                now[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
+            }
+        } catch {
+            logger.error("index read failed; the staged batch goes round again", metadata: ["error": "\(error)"])
+            now = [:]
+        }
+        let stale = StagedPush.stale(staged.inputs, now: now)
+        await setAside(stale, of: &staged)
+        return stale
+    }
+
+    /// `StagedPush.setAside`, and the ops' upload progress ends (they are not sent now).
+    func setAside(_ paths: Set<String>, of staged: inout StagedPush) async {
+        guard !paths.isEmpty else { return }
+        staged.setAside(paths)
+        await progress.end(paths: paths)
+    }
+
+    /// The delete-wave guard: the deletes a batch would send, unless the wave holds them.
+    private func holdDeletes(_ staged: inout StagedPush, mayDelete: @Sendable (Int) async -> Bool) async {
+        // Files whose content lives on elsewhere (moves, renames) are not lost: they do not count.
+        let arriving = Set(staged.changes.values.flatMap { $0.filter { !$0.change.deleted }.map(\.change.contentHash) })
+        let tombstones = staged.changes.values.flatMap { $0.filter { $0.change.deleted && $0.change.kind == .file } }.map(\.change)
+            .filter { !arriving.contains($0.contentHash) }
+        let deletes: Int
+        do { deletes = try index.base.countLost(folder: folder, tombstones) } catch { deletes = tombstones.count }
+        guard deletes > 0, await !mayDelete(deletes) else { return }
+        var held: [String] = []
+        for (owner, list) in staged.changes where list.contains(where: \.change.deleted) {
+            staged.changes[owner] = nil
+            staged.result.settle(owner, .held)
+            held.append(owner)
+        }
+        await progress.end(paths: held)
     }
 
     /// Keeps every change in exactly one list, its own path's op first; returns
@@ -175,7 +189,7 @@ struct Uploader: Sendable {
                                 path: path, local: records.local[path], base: records.base[path],
                                 liveBelow: {
                                     let live = try index.base.live(folder: folder, under: path)
-                                    below = live
+                                    below = StagedPush.Inputs.ordered(live)
                                     return live
                                 })
                         } catch {
