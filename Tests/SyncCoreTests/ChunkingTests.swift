@@ -58,6 +58,35 @@ struct ChunkingTests {
         #expect(streamed.chunks.count >= 2)
     }
 
+    /// Read in windows (one cut while the last is hashed), a file gives the same chunks as
+    /// in memory, whatever the window size, wherever the file ends against a window.
+    @Test(arguments: [0, 1, 4_095, 65_536, 65_537, 300_001, 1_048_576])
+    func streamingInWindowsAgreesWithInMemory(size: Int) throws {
+        let cdc = FastCDC(minSize: 1 << 10, avgSize: 4 << 10, maxSize: 16 << 10)
+        let data = pseudoRandomBytes(count: size, seed: UInt64(size) + 7)
+        let tmp = try TemporaryDirectory("chunk-windows")
+        defer { tmp.remove() }
+        let path = tmp.path + "/file"
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        defer { close(fd) }
+        _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let expected = FileChunker(cdc: cdc).chunk(bytes: data)
+        for window in [32 << 10, 33 << 10, 64 << 10, 1 << 20] {
+            lseek(fd, 0, SEEK_SET)
+            let streamed = try FileChunker(cdc: cdc, windowSize: window).chunk(fd: fd, path: path)
+            #expect(streamed == expected, "window \(window), size \(size)")
+        }
+    }
+
+    @Test func aReadThatFailsIsAnError() throws {
+        let tmp = try TemporaryDirectory("chunk-fail")
+        defer { tmp.remove() }
+        // A directory opened for reading: read(2) fails with EISDIR.
+        let fd = open(tmp.path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        #expect(throws: ChunkingError.self) { try FileChunker().chunk(fd: fd, path: tmp.path) }
+    }
+
     @Test func batchRoundTripsAndRejectsTruncation() throws {
         let a = pseudoRandomBytes(count: 10, seed: 5), b = pseudoRandomBytes(count: 0, seed: 6)
         let body = ChunkBatch.encode([(Hashing.sha256Hex(a), a), (Hashing.sha256Hex(b), b)])

@@ -37,42 +37,40 @@ public struct ChunkingError: Error, CustomStringConvertible, Sendable {
 /// Reads a file once, streaming, and cuts it into content-defined chunks.
 public struct FileChunker: Sendable {
     public var cdc: FastCDC
-    public init(cdc: FastCDC = .standard) { self.cdc = cdc }
+    /// Bytes read at a time (see `standardWindow`); at least twice `cdc.maxSize` is used.
+    public var windowSize: Int
+    public init(cdc: FastCDC = .standard, windowSize: Int = FileChunker.standardWindow) {
+        self.cdc = cdc
+        self.windowSize = windowSize
+    }
+
+    /// Bytes read at a time: a window holds many chunks. While one window's chunks are
+    /// hashed on one core, the next window is read and cut on another (the cut points
+    /// depend on each other, the hashes do not).
+    public static let standardWindow = 32 << 20
 
     public func chunk(fd: Int32, path: String) throws(ChunkingError) -> ChunkedFile {
-        let capacity = cdc.maxSize * 2
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-        defer { buffer.deallocate() }
-        var start = 0, end = 0, eof = false
-        var offset: Int64 = 0
+        var current = ChunkWindow(capacity: max(windowSize, cdc.maxSize * 2))
+        var next = ChunkWindow(capacity: current.capacity)
+        current.load(carry: nil, fd: fd, path: path, cdc: cdc)
         var refs: [ChunkRef] = []
         var content = SHA256()
+        var offset: Int64 = 0
         while true {
-            if !eof && end - start < cdc.maxSize {
-                if start > 0 {
-                    let rest = end - start
-                    if rest > 0 { memmove(buffer.baseAddress!, buffer.baseAddress! + start, rest) }
-                    start = 0
-                    end = rest
-                }
-                while end < capacity {
-                    let n = read(fd, buffer.baseAddress! + end, capacity - end)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw ChunkingError(path: path, errno: errno, operation: "read")
-                    }
-                    if n == 0 { eof = true; break }
-                    end += n
-                }
+            if let failure = current.failure { throw failure }
+            if current.cuts.isEmpty { break }
+            let window = current, following = next, cdc = self.cdc
+            let more = !window.eof
+            DispatchQueue.concurrentPerform(iterations: more ? 2 : 1) { task in
+                if task == 0 { window.hashCuts() } else { following.load(carry: window, fd: fd, path: path, cdc: cdc) }
             }
-            if start == end { break }
-            let window = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
-            let length = cdc.cut(window)
-            let digest = SHA256.hash(data: UnsafeRawBufferPointer(rebasing: window[0..<length]))
-            digest.withUnsafeBytes { content.update(bufferPointer: $0) }
-            refs.append(ChunkRef(hash: Hashing.hex(digest), offset: offset, length: length))
-            offset += Int64(length)
-            start += length
+            for (cut, digest) in zip(window.cuts, window.digests) {
+                digest.withUnsafeBytes { content.update(bufferPointer: $0) }
+                refs.append(ChunkRef(hash: Hashing.hex(digest), offset: offset, length: cut.length))
+                offset += Int64(cut.length)
+            }
+            if !more { break }
+            swap(&current, &next)
         }
         return ChunkedFile(chunks: refs, size: offset, contentHash: Hashing.hex(content.finalize()))
     }
@@ -93,5 +91,62 @@ public struct FileChunker: Sendable {
             }
         }
         return ChunkedFile(chunks: refs, size: Int64(bytes.count), contentHash: Hashing.hex(content.finalize()))
+    }
+}
+
+/// A window of a file being chunked: the bytes read, where they cut into chunks, the
+/// tail not yet cut (carried into the next window), and the chunks' digests once hashed.
+final class ChunkWindow: @unchecked Sendable {
+    // Unchecked: `FileChunker.chunk` has one thread load a window while another hashes the
+    // previous one (reading its bytes, writing its `digests`); the two are swapped between
+    // rounds, never shared while one is written.
+    private let buffer: UnsafeMutableRawBufferPointer
+    private(set) var end = 0
+    private(set) var cuts: [(start: Int, length: Int)] = []
+    private(set) var tail = 0
+    /// The file ended within this window (or before it).
+    private(set) var eof = false
+    private(set) var failure: ChunkingError?
+    private(set) var digests: [SHA256.Digest] = []
+
+    var capacity: Int { buffer.count }
+
+    init(capacity: Int) { buffer = .allocate(byteCount: capacity, alignment: 16) }
+    deinit { buffer.deallocate() }
+
+    func hashCuts() {
+        digests = cuts.map { SHA256.hash(data: UnsafeRawBufferPointer(rebasing: buffer[$0.start..<($0.start + $0.length)])) }
+    }
+
+    /// Starts with `carry`'s tail, reads until full or the end of the file, and cuts every
+    /// chunk it can: each cut sees at least `maxSize` bytes or the rest of the file. A read
+    /// that fails leaves `failure` set.
+    func load(carry: ChunkWindow?, fd: Int32, path: String, cdc: FastCDC) {
+        end = 0
+        failure = nil
+        cuts.removeAll(keepingCapacity: true)
+        digests.removeAll(keepingCapacity: true)
+        eof = carry?.eof ?? false
+        if let carry, carry.end > carry.tail {
+            let rest = UnsafeRawBufferPointer(rebasing: carry.buffer[carry.tail..<carry.end])
+            buffer.baseAddress!.copyMemory(from: rest.baseAddress!, byteCount: rest.count)
+            end = rest.count
+        }
+        while !eof && end < buffer.count {
+            let n = read(fd, buffer.baseAddress! + end, buffer.count - end)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = ChunkingError(path: path, errno: errno, operation: "read")
+                return
+            }
+            if n == 0 { eof = true } else { end += n }
+        }
+        var start = 0
+        while start < end && (eof || end - start >= cdc.maxSize) {
+            let length = cdc.cut(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+            cuts.append((start, length))
+            start += length
+        }
+        tail = start
     }
 }
