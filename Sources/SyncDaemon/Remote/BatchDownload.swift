@@ -37,12 +37,17 @@ struct BatchDownload: Sendable {
     /// place go the batch way; every other one, and any the batch could not finish (its
     /// place taken meanwhile, a chunk the server lacks, a write that failed), goes the
     /// one-by-one way, which plans it again and reports what goes wrong.
-    func apply(_ group: [WireEntry], device: String, stamp: String, into outcome: inout Outcome) async {
+    /// `prefetched`: chunks fetched for the group beforehand (`BatchPipeline`); what it
+    /// lacks is fetched now.
+    func apply(
+        _ group: [WireEntry], prefetched: ChunkFetcher.Fetched = .init(), device: String, stamp: String,
+        into outcome: inout Outcome
+    ) async {
         var single: [WireEntry] = []
         // Each directory of the batch is walked from the root once, for planning and staging.
         var open = OpenDirectories()
         let fresh = planFresh(group, reusing: &open, others: &single)
-        if !fresh.isEmpty { await download(fresh, reusing: &open, others: &single, into: &outcome) }
+        if !fresh.isEmpty { await download(fresh, prefetched: prefetched, reusing: &open, others: &single, into: &outcome) }
         for entry in single { await applier.applyOne(entry, device: device, stamp: stamp, into: &outcome) }
     }
 
@@ -76,11 +81,18 @@ struct BatchDownload: Sendable {
     }
 
     private func download(
-        _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], reusing open: inout OpenDirectories,
-        others: inout [WireEntry], into outcome: inout Outcome
+        _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], prefetched: ChunkFetcher.Fetched,
+        reusing open: inout OpenDirectories, others: inout [WireEntry], into outcome: inout Outcome
     ) async {
-        let fetched = await ChunkFetcher(remote: applier.remote, folder: folder, maxConcurrent: applier.fetchConcurrency)
-            .fetch(fresh.flatMap(\.entry.chunks))
+        var fetched = ChunkFetcher.Fetched()
+        for hash in fresh.flatMap(\.entry.chunks) { fetched.chunks[hash] = prefetched.chunks[hash] }
+        let missing = fresh.flatMap(\.entry.chunks).filter { fetched.chunks[$0] == nil }
+        if !missing.isEmpty {
+            // Not prefetched, or the prefetch failed (the server was away): asked again now.
+            let more = await applier.chunkFetcher.fetch(missing)
+            fetched.chunks.merge(more.chunks) { first, _ in first }
+            fetched.error = more.error
+        }
         applier.metrics.downloaded(files: 0, bytes: fetched.chunks.values.reduce(Int64(0)) { $0 + Int64($1.count) })
         await progress.begin(fresh.map { ($0.entry.path, $0.entry.size) }, direction: "download")
         await stageAndPlace(fresh, fetched: fetched, reusing: &open, others: &others, into: &outcome)

@@ -17,6 +17,8 @@ struct RemoteApplier: Sendable {
     var metrics = DaemonMetrics()
     /// Chunk requests in flight at once (`max_concurrent`).
     var fetchConcurrency = 4
+
+    var chunkFetcher: ChunkFetcher { ChunkFetcher(remote: remote, folder: folder, maxConcurrent: fetchConcurrency) }
     /// Downloads being renamed into place whose events the engine drops.
     let echoes = DownloadEchoes()
     /// Writes a file's bytes (beside its target, then renamed into place).
@@ -90,16 +92,16 @@ struct RemoteApplier: Sendable {
         // Small new files gathered into batches, in page order: a batch is applied before
         // the next entry that cannot join it, unless that is a new directory (which may pass).
         var batch = PendingBatch()
+        var batches = BatchPipeline(applier: self, device: device, stamp: stamp)
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
             if BatchDownload.batchable(entry, moves: moves) {
                 batch.add(entry)
-                if batch.isFull {
-                    await BatchDownload(applier: self).apply(batch.take(), device: device, stamp: stamp, into: &outcome)
-                }
+                if batch.isFull { await batches.add(batch.take(), into: &outcome) }
                 continue
             }
-            if !batch.isEmpty && !PendingBatch.mayPass(entry, moves: moves) {
-                await BatchDownload(applier: self).apply(batch.take(), device: device, stamp: stamp, into: &outcome)
+            if !PendingBatch.mayPass(entry, moves: moves) {
+                await batches.add(batch.take(), into: &outcome)
+                await batches.flush(into: &outcome)
             }
             if entry.deleted && renamedAway.contains(entry.path) {
                 outcome.applied.append((entry.path, entry.rev))
@@ -121,7 +123,8 @@ struct RemoteApplier: Sendable {
             }
             await applyOne(entry, device: device, stamp: stamp, into: &outcome)
         }
-        if !batch.isEmpty { await BatchDownload(applier: self).apply(batch.take(), device: device, stamp: stamp, into: &outcome) }
+        await batches.add(batch.take(), into: &outcome)
+        await batches.flush(into: &outcome)
         return outcome
     }
 
