@@ -46,6 +46,15 @@ struct ChunkingTests {
 
     @Test func streamingAndInMemoryAgree() throws {
         let data = pseudoRandomBytes(count: 9_000_000, seed: 4)
+        try Self.withFile(data) { fd, path in
+            let streamed = try FileChunker().chunk(fd: fd, path: path)
+            #expect(streamed == FileChunker().chunk(bytes: data))
+            #expect(streamed.chunks.count >= 2)
+        }
+    }
+
+    /// `data` in a temporary file, open for reading and writing at offset 0.
+    static func withFile(_ data: [UInt8], _ body: (Int32, String) throws -> Void) throws {
         let tmp = try TemporaryDirectory("chunk")
         defer { tmp.remove() }
         let path = tmp.path + "/file"
@@ -53,9 +62,7 @@ struct ChunkingTests {
         defer { close(fd) }
         _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         lseek(fd, 0, SEEK_SET)
-        let streamed = try FileChunker().chunk(fd: fd, path: path)
-        #expect(streamed == FileChunker().chunk(bytes: data))
-        #expect(streamed.chunks.count >= 2)
+        try body(fd, path)
     }
 
     /// Read in windows (one cut while the last is hashed), a file gives the same chunks as
@@ -64,17 +71,13 @@ struct ChunkingTests {
     func streamingInWindowsAgreesWithInMemory(size: Int) throws {
         let cdc = FastCDC(minSize: 1 << 10, avgSize: 4 << 10, maxSize: 16 << 10)
         let data = pseudoRandomBytes(count: size, seed: UInt64(size) + 7)
-        let tmp = try TemporaryDirectory("chunk-windows")
-        defer { tmp.remove() }
-        let path = tmp.path + "/file"
-        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
-        defer { close(fd) }
-        _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let expected = FileChunker(cdc: cdc).chunk(bytes: data)
-        for window in [32 << 10, 33 << 10, 64 << 10, 1 << 20] {
-            lseek(fd, 0, SEEK_SET)
-            let streamed = try FileChunker(cdc: cdc, windowSize: window).chunk(fd: fd, path: path)
-            #expect(streamed == expected, "window \(window), size \(size)")
+        try Self.withFile(data) { fd, path in
+            for window in [32 << 10, 33 << 10, 64 << 10, 1 << 20] {
+                lseek(fd, 0, SEEK_SET)
+                let streamed = try FileChunker(cdc: cdc, windowSize: window).chunk(fd: fd, path: path)
+                #expect(streamed == expected, "window \(window), size \(size)")
+            }
         }
     }
 
