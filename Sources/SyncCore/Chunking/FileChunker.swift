@@ -50,19 +50,24 @@ public struct FileChunker: Sendable {
     public static let standardWindow = 32 << 20
 
     public func chunk(fd: Int32, path: String) throws(ChunkingError) -> ChunkedFile {
-        var current = ChunkWindow(capacity: max(windowSize, cdc.maxSize * 2))
-        var next = ChunkWindow(capacity: current.capacity)
+        // A file smaller than a window gets a window its size (a check of a small file
+        // must not map 32 MiB); the second window is made only when the first is not all.
+        var size = stat()
+        let known = fstat(fd, &size) == 0 && size.st_size >= 0 ? Int(size.st_size) : windowSize
+        var current = ChunkWindow(capacity: max(min(windowSize, known + 1), cdc.maxSize * 2))
         current.load(carry: nil, fd: fd, path: path, cdc: cdc)
+        lazy var next = ChunkWindow(capacity: current.capacity)
         var refs: [ChunkRef] = []
         var content = SHA256()
         var offset: Int64 = 0
         while true {
             if let failure = current.failure { throw failure }
             if current.cuts.isEmpty { break }
-            let window = current, following = next, cdc = self.cdc
+            let window = current, cdc = self.cdc
             let more = !window.eof
+            let following: ChunkWindow? = more ? next : nil
             DispatchQueue.concurrentPerform(iterations: more ? 2 : 1) { task in
-                if task == 0 { window.hashCuts() } else { following.load(carry: window, fd: fd, path: path, cdc: cdc) }
+                if task == 0 { window.hashCuts() } else { following?.load(carry: window, fd: fd, path: path, cdc: cdc) }
             }
             for (cut, digest) in zip(window.cuts, window.digests) {
                 digest.withUnsafeBytes { content.update(bufferPointer: $0) }

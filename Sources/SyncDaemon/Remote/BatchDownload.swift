@@ -87,8 +87,11 @@ struct BatchDownload: Sendable {
         var fetched = ChunkFetcher.Fetched()
         for hash in fresh.flatMap(\.entry.chunks) { fetched.chunks[hash] = prefetched.chunks[hash] }
         let missing = fresh.flatMap(\.entry.chunks).filter { fetched.chunks[$0] == nil }
-        if !missing.isEmpty {
-            // Not prefetched, or the prefetch failed (the server was away): asked again now.
+        if let error = prefetched.error, error.kind == .transient {
+            // The server was away when they were fetched ahead: the page is applied again later.
+            fetched.error = error
+        } else if !missing.isEmpty {
+            // Not fetched ahead (planned first), or the server lacked them then: asked now.
             let more = await applier.chunkFetcher.fetch(missing)
             fetched.chunks.merge(more.chunks) { first, _ in first }
             fetched.error = more.error

@@ -89,8 +89,9 @@ struct RemoteApplier: Sendable {
             seen[path].flatMap { $0.deleted ? nil : $0.contentHash }
         }
         var renamedAway = Set<String>()
-        // Small new files gathered into batches, in page order: a batch is applied before
-        // the next entry that cannot join it, unless that is a new directory (which may pass).
+        // Small new files gathered into batches, in page order: a batch is applied (after the
+        // next one's chunks are on their way, `BatchPipeline`) before the next entry that
+        // cannot join it, unless that is a new directory (which may pass any batch waiting).
         var batch = PendingBatch()
         var batches = BatchPipeline(applier: self, device: device, stamp: stamp)
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {

@@ -5,8 +5,8 @@ import SyncCore
 
 /// Sends the chunks of a push that the server lacks: asks once which are missing, then
 /// uploads them (small ones in batch requests of up to `batchBytes`, large ones alone),
-/// at most `maxConcurrent` requests in flight, each chunk of a big file re-read and checked against
-/// its hash just before it goes.
+/// at most `maxConcurrent` requests in flight, each chunk of a big file re-read just before
+/// it goes (and checked against its hash here only when the server found one that was not).
 struct ChunkSender: Sendable {
     let folder: String
     let remote: RemoteClient
@@ -99,28 +99,45 @@ struct ChunkSender: Sendable {
         return try outcome.get()
     }
 
+    /// Sends a unit as read, unhashed: the server checks every chunk against its hash and
+    /// stores nothing of a request with one that does not match (a file changed since it was
+    /// hashed). Then each chunk is read again and checked here, and the others go again.
     private func sendUnit(_ unit: [Pending]) async -> Result<Set<String>, RemoteError> {
-        var torn = Set<String>()
-        var records: [(hash: String, bytes: [UInt8])] = []
-        for p in unit {
-            guard let bytes = Self.bytes(of: p), p.source.isInMemory || Hashing.sha256Hex(bytes) == p.hash else {
-                torn.insert(p.owner)
-                continue
-            }
-            records.append((p.hash, bytes))
-        }
+        var (records, torn) = Self.read(unit, verifying: false)
         do {
-            if unit.count == 1, let only = records.first {
-                try await remote.putChunk(folder: folder, hash: only.hash, bytes: only.bytes)
-            } else {
-                try await remote.putChunkBatch(folder: folder, chunks: records)
-            }
+            try await put(records, single: unit.count == 1)
+        } catch where error.code == "hash_mismatch" {
+            (records, torn) = Self.read(unit, verifying: true)
+            do { try await put(records, single: unit.count == 1) } catch { return .failure(error) }
         } catch {
             return .failure(error)
         }
         metrics.uploaded(bytes: records.reduce(0) { $0 + $1.bytes.count })
         for p in unit where !torn.contains(p.owner) { await progress.advance(path: p.owner, by: Int64(p.length)) }
         return .success(torn)
+    }
+
+    private func put(_ records: [(hash: String, bytes: [UInt8])], single: Bool) async throws(RemoteError) {
+        if single, records.count == 1, let only = records.first {
+            try await remote.putChunk(folder: folder, hash: only.hash, bytes: only.bytes)
+        } else {
+            try await remote.putChunkBatch(folder: folder, chunks: records)
+        }
+    }
+
+    /// The unit's chunks, and the owners of those that cannot be read (or, `verifying`, no
+    /// longer match their hash: bytes kept from the hashing read always do).
+    private static func read(_ unit: [Pending], verifying: Bool) -> (records: [(hash: String, bytes: [UInt8])], torn: Set<String>) {
+        var torn = Set<String>()
+        var records: [(hash: String, bytes: [UInt8])] = []
+        for p in unit {
+            guard let bytes = bytes(of: p), !verifying || p.source.isInMemory || Hashing.sha256Hex(bytes) == p.hash else {
+                torn.insert(p.owner)
+                continue
+            }
+            records.append((p.hash, bytes))
+        }
+        return (records, torn)
     }
 
     private static func bytes(of p: Pending) -> [UInt8]? {
