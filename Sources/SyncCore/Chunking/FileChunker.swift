@@ -54,9 +54,10 @@ public struct FileChunker: Sendable {
         // must not map 32 MiB); the second window is made only when the first is not all.
         var size = stat()
         let known = fstat(fd, &size) == 0 && size.st_size >= 0 ? Int(size.st_size) : windowSize
-        var current = ChunkWindow(capacity: max(min(windowSize, known + 1), cdc.maxSize * 2))
+        let capacity = max(min(windowSize, known + 1), cdc.maxSize * 2)
+        var current = ChunkWindow(capacity: capacity)
         current.load(carry: nil, fd: fd, path: path, cdc: cdc)
-        lazy var next = ChunkWindow(capacity: current.capacity)
+        var spare: ChunkWindow?
         var refs: [ChunkRef] = []
         var content = SHA256()
         var offset: Int64 = 0
@@ -65,7 +66,7 @@ public struct FileChunker: Sendable {
             if current.cuts.isEmpty { break }
             let window = current, cdc = self.cdc
             let more = !window.eof
-            let following: ChunkWindow? = more ? next : nil
+            let following: ChunkWindow? = more ? (spare ?? ChunkWindow(capacity: capacity)) : nil
             DispatchQueue.concurrentPerform(iterations: more ? 2 : 1) { task in
                 if task == 0 { window.hashCuts() } else { following?.load(carry: window, fd: fd, path: path, cdc: cdc) }
             }
@@ -74,8 +75,9 @@ public struct FileChunker: Sendable {
                 refs.append(ChunkRef(hash: Hashing.hex(digest), offset: offset, length: cut.length))
                 offset += Int64(cut.length)
             }
-            if !more { break }
-            swap(&current, &next)
+            guard let following else { break }
+            spare = current
+            current = following
         }
         return ChunkedFile(chunks: refs, size: offset, contentHash: Hashing.hex(content.finalize()))
     }
