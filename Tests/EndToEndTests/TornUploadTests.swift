@@ -40,3 +40,31 @@ struct TornUploadTests {
         #expect(missing == [hashes[0]], "only the changed chunk stays behind")
     }
 }
+
+/// A batch keeps small files' bytes in memory from hashing to upload only up to its budget;
+/// past it they are read again when sent, and still reach the server.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct UploadMemoryBudgetTests {
+    @Test func smallFilesPastTheBudgetAreReadAgainAndStillGoUp() async throws {
+        let rig = try await QueueWaiterTests.Rig.start("upload-budget")
+        defer { rig.stop() }
+        let paths = (0..<12).map { "f\($0).bin" }
+        for (i, path) in paths.enumerated() {
+            try writeFile(rig.folder + "/" + path, pseudoRandomBytes(count: 100 << 10, seed: UInt64(i)))
+        }
+        let ops = paths.map { JournalOp(path: $0, attempts: 0) }
+        var uploader = await rig.queue.uploader
+        uploader.memoryBudget = 300 << 10  // three of the twelve files
+
+        let staged = await uploader.stage(ops)
+        let sources = staged.changes.values.flatMap { $0.map(\.source) }
+        let kept = sources.filter(\.isInMemory).count
+        #expect(sources.count == 12)
+        #expect(kept >= 1 && kept <= 4, "\(kept) files kept in memory with room for 3 (plus one per thread)")
+        let result = await uploader.commit(staged, mayDelete: { _ in true })
+        #expect(result.finished.count == 12, "\(result.fates)")
+        let client = rig.server.client(credential: rig.credential)
+        let feed = try await client.changes(folder: "docs", since: 0, limit: 100)
+        #expect(Set(feed.entries.map(\.path)) == Set(paths))
+    }
+}

@@ -31,3 +31,14 @@ enum Preparation: Sendable {
     case unstable
     case failed(DaemonError)
 }
+
+extension Preparation {
+    /// Bytes this preparation holds in memory for the upload.
+    var bytesKept: Int {
+        guard case .change(let list) = self else { return 0 }
+        return list.reduce(0) { total, prepared in
+            if case .memory(let bytes, _) = prepared.source { return total + bytes.count }
+            return total
+        }
+    }
+}

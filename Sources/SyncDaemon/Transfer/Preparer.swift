@@ -10,9 +10,11 @@ struct Preparer: Sendable {
     /// Files up to this size are kept in memory between hashing and upload.
     let inMemoryLimit: Int64 = 4 << 20
 
-    func prepare(path: String, local: LocalRecord?, base: BaseRecord?, liveBelow: () throws -> [BaseRecord]) rethrows
-        -> Preparation
-    {
+    /// `keepBytes`: a small file's bytes stay in memory from the hashing read to the upload
+    /// (false: they are read again when sent, as a big file's are).
+    func prepare(
+        path: String, local: LocalRecord?, base: BaseRecord?, keepBytes: Bool = true, liveBelow: () throws -> [BaseRecord]
+    ) rethrows -> Preparation {
         // Beneath the root, no symlink followed: a path below a symlink is not in the folder.
         let (located, lookup) = folder.lookup(path)
         switch lookup {
@@ -34,7 +36,7 @@ struct Preparer: Sendable {
             switch stat.kind {
             case .directory: return prepareDirectory(path: path, stat: stat, base: base)
             case .symlink: prepared = prepareSymlink(located, stat: stat, base: base)
-            case .file: prepared = prepareFile(located, stat: stat, local: local, base: base)
+            case .file: prepared = prepareFile(located, stat: stat, local: local, base: base, keepBytes: keepBytes)
             }
             // A directory replaced by a file or symlink: what the server has below it
             // goes in the same commit, before it (nothing may live below a symlink). The
@@ -107,7 +109,7 @@ struct Preparer: Sendable {
             local: local, source: .none)])
     }
 
-    private func prepareFile(_ located: Located, stat: FileStat, local: LocalRecord?, base: BaseRecord?)
+    private func prepareFile(_ located: Located, stat: FileStat, local: LocalRecord?, base: BaseRecord?, keepBytes: Bool)
         -> Preparation
     {
         let path = located.relative
@@ -146,7 +148,9 @@ struct Preparer: Sendable {
             ctimeNs: after.ctimeNs, mode: after.mode, contentHash: chunked.contentHash,
             chunks: chunked.chunks.map(\.hash), symlinkTarget: nil)
         if isLive(base, kind: .file, hash: chunked.contentHash, mode: after.mode) { return .unchanged(local: record, removeLocalUnder: nil) }
-        let source: ChunkSource = bytes.map { .memory($0, chunked.chunks) } ?? .file(path: path, in: folder, chunked.chunks)
+        let source: ChunkSource =
+            keepBytes ? bytes.map { .memory($0, chunked.chunks) } ?? .file(path: path, in: folder, chunked.chunks)
+            : .file(path: path, in: folder, chunked.chunks)
         return .change([PreparedChange(
             change: CommitChange(
                 path: path, baseRev: base?.rev ?? 0, kind: .file, size: chunked.size, mtimeNs: Self.sentMtime(after.mtimeNs),

@@ -22,6 +22,10 @@ struct Uploader: Sendable {
     var metrics = DaemonMetrics()
     /// Small chunks go in batch requests of up to this many bytes.
     let batchBytes = 8 << 20
+    /// Bytes of small files a batch keeps in memory between hashing and upload; past it they
+    /// are read again when sent (2,000 photos of 3 MiB must not sit in memory, two batches
+    /// of them while one commits and the next is staged).
+    var memoryBudget = 32 << 20
 
     var outboxReplayer: OutboxReplayer { OutboxReplayer(folder: folder, remote: remote, logger: logger) }
 
@@ -178,15 +182,17 @@ struct Uploader: Sendable {
         let slices = stride(from: 0, to: paths.count, by: max(1, paths.count / width + 1)).map {
             Array(paths[$0..<min($0 + paths.count / width + 1, paths.count)])
         }
+        let budget = memoryBudget / max(1, slices.count)
         return await withTaskGroup(of: [(String, Preparation, [BaseRecord]?)].self) { group in
             for slice in slices {
                 group.addTask { [preparer, index, folder] in
-                    slice.map { path in
+                    var kept = 0
+                    return slice.map { path in
                         let preparation: Preparation
                         var below: [BaseRecord]?
                         do {
                             preparation = try preparer.prepare(
-                                path: path, local: records.local[path], base: records.base[path],
+                                path: path, local: records.local[path], base: records.base[path], keepBytes: kept < budget,
                                 liveBelow: {
                                     let live = try index.base.live(folder: folder, under: path)
                                     below = StagedPush.Inputs.ordered(live)
@@ -196,6 +202,7 @@ struct Uploader: Sendable {
                             preparation = .failed(
                                 DaemonError(.index, "the index could not be read: \(error)", path: path, underlying: error))
                         }
+                        kept += preparation.bytesKept
                         return (path, preparation, below)
                     }
                 }
