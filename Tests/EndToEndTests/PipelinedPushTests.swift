@@ -11,12 +11,13 @@ import TestSupport
 /// (`StagedPush`): every op is committed once, and a staged op prepared against index rows
 /// that commit changed goes round again instead of reaching the server stale. A real
 /// server; the folder's queue runs in this process with small batches.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(4)))
 struct PipelinedPushTests {
     typealias Rig = QueueWaiterTests.Rig
 
+    /// (A CI machine running every suite at once has taken seconds per batch.)
     static func drained(_ rig: Rig) async throws {
-        try await eventually("the journal is empty", timeout: .seconds(60)) {
+        try await eventually("the journal is empty", timeout: .seconds(150)) {
             try rig.index.journal.pendingCount(folder: "docs") == 0
         }
     }
@@ -25,14 +26,14 @@ struct PipelinedPushTests {
         let rig = try await Rig.start("pipelined-chain", batchLimit: 4)
         defer { rig.stop() }
         try FileManager.default.createDirectory(atPath: rig.folder + "/d", withIntermediateDirectories: true)
-        let files = (0..<30).map { String(format: "d/f%02d", $0) }
+        let files = (0..<13).map { String(format: "d/f%02d", $0) }
         for path in files { try writeFile(rig.folder + "/" + path, "content of \(path)") }
         try await rig.queue.enqueue(["d"] + files)
         let runner = Task { await rig.queue.run() }
         defer { runner.cancel() }
         try await Self.drained(rig)
 
-        #expect(await rig.queue.batchesPushed >= 8)
+        #expect(await rig.queue.batchesPushed >= 4)
         #expect(await rig.queue.batchesStagedAhead > 0, "no batch was staged beside a commit: nothing was tested")
         #expect(await rig.queue.opsSetAside == 0)
         let client = rig.server.client(credential: rig.credential)

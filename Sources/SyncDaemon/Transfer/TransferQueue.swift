@@ -137,7 +137,7 @@ public actor TransferQueue {
 
     func closeExpressLane() { expressSince = nil }
 
-    /// The bulk lane: batches of up to `batchLimit` ops, one after the other.
+    /// The bulk lane: chains of batches of up to `batchLimit` ops (`runOneBatch`), one after the other.
     private func runBulk() async {
         let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         wake = continuation
