@@ -85,8 +85,10 @@ struct BatchDownload: Sendable {
         reusing open: inout OpenDirectories, others: inout [WireEntry], into outcome: inout Outcome
     ) async {
         var fetched = ChunkFetcher.Fetched()
-        for hash in fresh.flatMap(\.entry.chunks) { fetched.chunks[hash] = prefetched.chunks[hash] }
-        let missing = fresh.flatMap(\.entry.chunks).filter { fetched.chunks[$0] == nil }
+        var missing: [String] = []
+        for hash in fresh.flatMap(\.entry.chunks) {
+            if let bytes = prefetched.chunks[hash] { fetched.chunks[hash] = bytes } else { missing.append(hash) }
+        }
         if let error = prefetched.error, error.kind == .transient {
             // The server was away when they were fetched ahead: the page is applied again later.
             fetched.error = error

@@ -149,8 +149,7 @@ struct Preparer: Sendable {
             chunks: chunked.chunks.map(\.hash), symlinkTarget: nil)
         if isLive(base, kind: .file, hash: chunked.contentHash, mode: after.mode) { return .unchanged(local: record, removeLocalUnder: nil) }
         let source: ChunkSource =
-            keepBytes ? bytes.map { .memory($0, chunked.chunks) } ?? .file(path: path, in: folder, chunked.chunks)
-            : .file(path: path, in: folder, chunked.chunks)
+            if keepBytes, let bytes { .memory(bytes, chunked.chunks) } else { .file(path: path, in: folder, chunked.chunks) }
         return .change([PreparedChange(
             change: CommitChange(
                 path: path, baseRev: base?.rev ?? 0, kind: .file, size: chunked.size, mtimeNs: Self.sentMtime(after.mtimeNs),

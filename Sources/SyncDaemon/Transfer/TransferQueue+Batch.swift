@@ -48,7 +48,7 @@ extension TransferQueue {
             await finish(result, ops: ops, started: started)
             return true
         }
-        var current = BulkBatch(ops: ops, staged: await stage(ops), started: started, claimed: Date())
+        var current = BulkBatch(ops: ops, staged: await uploader.stage(ops), started: started, claimed: Date())
         while true {
             async let staging = stageNext()
             let result = await uploader.commit(current.staged, mayDelete: { count in await self.mayDelete(count) })
@@ -92,10 +92,6 @@ extension TransferQueue {
         return ops
     }
 
-    private func stage(_ ops: [JournalOp]) async -> StagedPush {
-        await uploader.stage(ops)
-    }
-
     /// The batch after the one committing, staged; nil when none is ready, or when it holds
     /// moves (they are pushed in a round of their own, which orders them).
     private func stageNext() async -> BulkBatch? {
@@ -106,7 +102,7 @@ extension TransferQueue {
         }
         batchesStagedAhead += 1
         let started = ContinuousClock.now, claimed = Date()
-        return BulkBatch(ops: ops, staged: await stage(ops), started: started, claimed: claimed)
+        return BulkBatch(ops: ops, staged: await uploader.stage(ops), started: started, claimed: claimed)
     }
 
     /// Puts claimed ops back, due now (or, when that fails, before the next batch).
