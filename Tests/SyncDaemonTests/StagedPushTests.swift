@@ -62,4 +62,24 @@ struct StagedPushTests {
             return
         }
     }
+
+    @Test func tombstonesMeetingALandingDownloadGoBack() {
+        let live = PreparedChange(
+            change: CommitChange(
+                path: "e", baseRev: 0, kind: .file, size: 1, mtimeNs: 1, mode: 0o644, chunks: [], contentHash: "h",
+                deleted: false),
+            local: nil, source: .none)
+        let changes: [String: [PreparedChange]] = [
+            // A directory's tombstones: the download of d/a recorded its rows, not yet renamed.
+            "d": [PushDeduplicationTests.tombstone("d/a"), PushDeduplicationTests.tombstone("d")],
+            // A download that landed since the file was looked at.
+            "f": [PushDeduplicationTests.tombstone("f")],
+            "gone": [PushDeduplicationTests.tombstone("gone")],
+            // Something new at a landing path is no tombstone: sent as it is.
+            "e": [live],
+        ]
+        let meeting = StagedPush.meetingDownloads(changes, landing: ["d/a", "e"]) { $0 == "f" || $0 == "e" }
+        #expect(meeting == ["d", "f"])
+        #expect(StagedPush.meetingDownloads(changes, landing: []) { _ in false }.isEmpty)
+    }
 }

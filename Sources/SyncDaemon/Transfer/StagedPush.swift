@@ -40,6 +40,25 @@ struct StagedPush: Sendable {
         result.update.removedLocals.removeAll { stale.contains($0) }
     }
 
+    /// The ops sending a tombstone for a path a download is landing at. A download records a
+    /// file's rows first and renames it into place after (`download_intents` meanwhile): a
+    /// preparation that looked at the disk in between read the file as deleted here, with
+    /// the rows the download had just written as its base. Such a tombstone would delete the
+    /// new version on the server, and its recorded outcome would drop the file's rows while
+    /// the file stays: neither side would look at it again until a scan.
+    /// `landing`: the paths with a download intent, read after the preparations;
+    /// `present`: whether something is at a path now (a download that landed since).
+    static func meetingDownloads(
+        _ changes: [String: [PreparedChange]], landing: Set<String>, present: (String) -> Bool
+    ) -> Set<String> {
+        var meeting = Set<String>()
+        for (owner, list) in changes {
+            let deleted = list.lazy.filter(\.change.deleted).map(\.change.path)
+            if deleted.contains(where: { landing.contains($0) || present($0) }) { meeting.insert(owner) }
+        }
+        return meeting
+    }
+
     /// The ops whose inputs differ from `now` (what the index holds at present).
     static func stale(_ inputs: [String: Inputs], now: [String: Inputs]) -> Set<String> {
         Set(inputs.compactMap { path, read in now[path] == read ? nil : path })

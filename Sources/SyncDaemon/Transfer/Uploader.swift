@@ -73,6 +73,7 @@ struct Uploader: Sendable {
             case .failed(let error): staged.result.settle(path, .failed(error))
             }
         }
+        setAsideMeetingDownloads(&staged)
         // A vanished directory's tombstones may repeat paths that have ops of their own:
         // each change is sent once, by its own op where there is one; an op left with
         // nothing to send shares the fate of the op that sends its change.
@@ -125,6 +126,29 @@ struct Uploader: Sendable {
         let stale = StagedPush.stale(staged.inputs, now: now)
         await setAside(stale, of: &staged)
         return stale
+    }
+
+    /// Ops whose tombstones meet a download landing (`StagedPush.meetingDownloads`) are looked
+    /// at again shortly (`.unstable`), once the download is in place.
+    private func setAsideMeetingDownloads(_ staged: inout StagedPush) {
+        guard staged.changes.values.contains(where: { $0.contains(where: \.change.deleted) }) else { return }
+        let meeting: Set<String>
+        do {
+            // Read after the preparations: a download whose rows they read and which has not
+            // landed by now still has its intent; one that landed since is on the disk.
+            let landing = Set(try index.records.intents.staged(folder: folder).map(\.path))
+            let root = preparer.folder
+            meeting = StagedPush.meetingDownloads(staged.changes, landing: landing) { path in
+                if case .found = root.lstat(path) { return true }
+                return false
+            }
+        } catch {
+            meeting = Set(staged.changes.filter { $0.value.contains(where: \.change.deleted) }.keys)
+        }
+        for path in meeting {
+            staged.changes[path] = nil
+            staged.result.settle(path, .unstable)
+        }
     }
 
     /// `StagedPush.setAside`, and the ops' upload progress ends (they are not sent now).
