@@ -23,12 +23,14 @@ Scenarios (see docs/benchmarks.md for what each number means):
                 rewritten on A -> B has it; rsync of the same file (and its delta)
   big-file      one 1 GiB file written in the folder -> committed; then 1 MiB
                 rewritten in the middle (os.pwrite) -> new revision committed, and
-                the growth of the server's chunk store (a proxy for bytes sent)
+                the growth of the server's chunk store (a proxy for bytes sent); rsync
+                of the same file, then of its edit (delta), in the same run
   latency       one line appended to a synced file -> the revision in the feed,
                 observed by a long-poll already waiting; 30 samples
   latency-open  the same with the file kept open for writing (the settle timer decides)
   scan-100k     100,000 files in 1,000 directories: first scan, watches, initial push,
-                idle CPU/RSS with all of it watched, warm rescans (syncd's own timings)
+                a second device's receive of all of them (rsync of the folder in the same
+                run), idle CPU/RSS with all of it watched, warm rescans (syncd's own timings)
   watch-10k     10,000 directories: syncd's own time to add their watches
   noop-rescan   10,000 files already synced: restart syncd -> idle, 0 pending
   idle          10,000 files synced, daemon idle: CPU over 30 s and RSS
@@ -57,7 +59,8 @@ Scenarios (see docs/benchmarks.md for what each number means):
                 PostgreSQL, moto and the client, retries and non-2xx answers, and the feed
                 checked gap-free 1..N (BENCH_DEVICE_FOLDERS=shared or each: only that layout)
 
-Medians over --runs (latency: over its 30 samples). A markdown table is printed at the
+The transfer scenarios also report the peak resident set (VmHWM) of syncd and
+sync-server over the work. Medians over --runs (latency: over its 30 samples). A markdown table is printed at the
 end; --json FILE also writes the raw samples. Exit status 1 if a scenario failed
 (its daemon log tail is printed). --server-data /dev/shm puts the server's data_dir on
 tmpfs: a diagnostic that shows what the disk costs (tmpfs is not durable).
@@ -670,7 +673,7 @@ def bench_small_files(ctx):
 def _bench_small_files(ctx, rsync):
     payloads = small_payloads()
     live, written, scan, scan_idle, live_cpu, scan_cpu, scan_first = [], [], [], [], [], [], []
-    live_disk, scan_disk, peer = [], [], []
+    live_disk, scan_disk, peer, live_rss, scan_rss = [], [], [], [], []
     for run in range(ctx.args.runs):
         # (a) written while the daemon runs
         env = ctx.env("small-live")
@@ -708,6 +711,7 @@ def _bench_small_files(ctx, rsync):
             log(f"small-files live run {run + 1}: wrote in {tw - t0:.2f} s, all committed after {t1 - t0:.2f} s; "
                 f"feed steps {feed.steps(t0)}")
             env.wait_idle(60)
+            live_rss.append(peak_rss(env.daemon, env.server))
         except Exception:
             ctx.failures.append(("small-files (live)", traceback.format_exc(), tail(env.daemon_log)))
             return
@@ -728,6 +732,7 @@ def _bench_small_files(ctx, rsync):
             scan_cpu.append(mon.cpu)
             scan_disk.append(mon.disk_mib)
             t2 = env.wait_idle(60)
+            scan_rss.append(peak_rss(env.daemon, env.server))
             scan.append(t1 - t0)
             scan_idle.append(t2 - t0)
             first = next(t for t, n in feed.timeline if n)
@@ -746,12 +751,14 @@ def _bench_small_files(ctx, rsync):
     ctx.add("small-files", "(of which: writing the 10k files, Python)", "s", written)
     ctx.add("small-files", "(CPU seconds meanwhile, user+sys: syncd / sync-server)", "", live_cpu)
     ctx.add("small-files", "(written to disk meanwhile, by everyone)", "MiB", live_disk)
+    ctx.add("small-files", "(peak RSS, VmHWM: syncd / sync-server)", "MiB", live_rss, RSS_TARGET)
     ctx.add("small-files", "10k x 4 KiB present at start: syncd start -> all in server feed", "s", scan,
             "<= 0.6 s", "(same peer row)")
     ctx.add("small-files", "(of which: syncd start -> first file in the feed)", "s", scan_first)
     ctx.add("small-files", "10k x 4 KiB present at start: syncd start -> status idle", "s", scan_idle)
     ctx.add("small-files", "(CPU seconds meanwhile, user+sys: syncd / sync-server)", "", scan_cpu)
     ctx.add("small-files", "(written to disk meanwhile, by everyone)", "MiB", scan_disk)
+    ctx.add("small-files", "(peak RSS, VmHWM: syncd / sync-server)", "MiB", scan_rss, RSS_TARGET)
     ctx.add("small-files", "rsync -a of the same folder to an empty rsync daemon module, same run", "s", peer)
     ctx.add("small-files", "ratio ours (written live -> in feed) / rsync", "", [a / p for a, p in zip(live, peer)], "<= 0.5")
     ctx.add("small-files", "ratio ours (present at start -> in feed) / rsync", "", [a / p for a, p in zip(scan, peer)], "<= 0.5")
@@ -836,7 +843,7 @@ def bench_receive_small(ctx):
     B's start -> all 10k files present (fsynced, recorded) and B idle. rsync pushes
     the same folder to an empty module in the same run (plain, and with --fsync)."""
     payloads = small_payloads()
-    ours, ours_cpu, peer, peer_fsync = [], [], [], []
+    ours, ours_cpu, peer, peer_fsync, rss = [], [], [], [], []
     rsync = RsyncPeer(ctx.args.tmp)
     try:
         for run in range(ctx.args.runs):
@@ -855,6 +862,7 @@ def bench_receive_small(ctx):
                 t0 = b.start_daemon()
                 wait_received(b, SMALL_COUNT, t0 + ctx.args.timeout, f"device B has {{count}} files after {ctx.args.timeout} s")
                 t1 = now()
+                rss.append(peak_rss(b.daemon, env.server))
                 check_foreign(ctx, mon, f"receive-small run {run + 1}")
                 b.server = None
                 ours.append(t1 - t0)
@@ -878,6 +886,7 @@ def bench_receive_small(ctx):
     ctx.add("receive-small", "10k x 4 KiB on the server: second device's syncd start -> all present, idle", "s",
             ours, "<= 1.2x rsync", "rsync 3.4 s, Syncthing 12.1 s (issue 9)")
     ctx.add("receive-small", "(CPU seconds meanwhile, user+sys: syncd / sync-server)", "", ours_cpu)
+    ctx.add("receive-small", "(peak RSS, VmHWM: syncd B / sync-server)", "MiB", rss, RSS_TARGET)
     ctx.add("receive-small", "rsync -a of the same folder to an empty rsync daemon module, same run", "s", peer)
     ctx.add("receive-small", "rsync -a --fsync, same run", "s", peer_fsync)
     ratio = [a / p for a, p in zip(ours, peer)]
@@ -912,7 +921,7 @@ def bench_receive_big(ctx):
     ctx.trash.append(src_dir)
     src = os.path.join(src_dir, "big.src")
     make_big_source(src)
-    first, edit, peer_first, peer_edit = [], [], [], []
+    first, edit, peer_first, peer_edit, rss = [], [], [], [], []
     rsync = RsyncPeer(ctx.args.tmp)
     rnd = random.Random(5)
     try:
@@ -957,6 +966,7 @@ def bench_receive_big(ctx):
                 finally:
                     os.close(fd)
                 edit.append(wait_b(os.stat(a_path).st_mtime_ns, "the edited file") - t0)
+                rss.append(peak_rss(env.daemon, b.daemon, env.server))
                 peer_edit.append(rsync.push(env.folder, again=True))
                 log(f"receive-big run {run + 1}: B had the 1 GiB file {first[-1]:.2f} s after its start "
                     f"(rsync {peer_first[-1]:.2f} s); the 1 MiB edit {edit[-1]:.2f} s after the write "
@@ -978,17 +988,23 @@ def bench_receive_big(ctx):
     ctx.add("receive-big", "1 MiB rewritten in the middle on A -> B has it, idle", "s", edit, "<= 1.0x rsync")
     ctx.add("receive-big", "rsync -a of the edited file onto the previous copy, same run", "s", peer_edit)
     ctx.add("receive-big", "ratio ours / rsync (edit)", "", [a / p for a, p in zip(edit, peer_edit)], "<= 1.0")
+    ctx.add("receive-big", "(peak RSS, VmHWM: syncd A / syncd B / sync-server)", "MiB", rss, RSS_TARGET)
 
 
 def bench_big_file(ctx):
+    """One 1 GiB file written in the folder -> committed, then 1 MiB rewritten in its middle
+    -> the new revision committed; rsync pushes the same file to an empty module, then the
+    edited file onto that copy (its delta transfer), in the same run."""
     src_dir = tempfile.mkdtemp(prefix="syncd-bench-bigsrc-", dir=ctx.args.tmp)
+    rsync = RsyncPeer(ctx.args.tmp)
+    peer_first, peer_edit = [], []
     try:
         t = now()
         src = os.path.join(src_dir, "big.src")
         make_big_source(src)
         log(f"big-file: generated 1 GiB source in {now() - t:.1f} s")
         from_write, from_close, write_time, push_chunks, push_cpu, edit_cpu = [], [], [], [], [], []
-        push_disk = []
+        push_disk, rss = [], []
         edit_time, edit_apparent, edit_alloc, edit_files, edit_changed = [], [], [], [], []
         rnd = random.Random(3)
         for run in range(ctx.args.runs):
@@ -1025,6 +1041,8 @@ def bench_big_file(ctx):
                 log(f"big-file run {run + 1}: written in {tc - t0:.2f} s, committed {t1 - tc:.2f} s after close "
                     f"({len(first['chunks'])} chunks)")
                 env.wait_idle(120)
+                wait_quiet(ctx, f"big-file rsync run {run + 1}")
+                peer_first.append(rsync.push(env.folder))
                 # 1 MiB in the middle
                 before = store_usage(env.data_dir)
                 payload = rnd.randbytes(EDIT_SIZE)
@@ -1044,6 +1062,7 @@ def bench_big_file(ctx):
                 check_foreign(ctx, mon, f"big-file edit run {run + 1}")
                 edit_cpu.append(mon.cpu)
                 env.wait_idle(120)
+                rss.append(peak_rss(env.daemon, env.server))
                 after = store_usage(env.data_dir)
                 second = feed.entries["big.bin"]
                 changed = len(set(second["chunks"]) - set(first["chunks"]))
@@ -1052,6 +1071,8 @@ def bench_big_file(ctx):
                 edit_alloc.append(after[1] - before[1])
                 edit_files.append(after[2] - before[2])
                 edit_changed.append(changed)
+                wait_quiet(ctx, f"big-file rsync edit run {run + 1}")
+                peer_edit.append(rsync.push(env.folder, again=True))
                 log(f"big-file run {run + 1}: edit committed after {t1 - t0:.2f} s; chunk store +{after[0] - before[0]} B "
                     f"in {after[2] - before[2]} new chunks; {changed} of {len(second['chunks'])} chunk hashes new")
             except Exception:
@@ -1062,19 +1083,28 @@ def bench_big_file(ctx):
         ctx.add("big-file", "1 GiB written in the folder: first write -> committed", "s", from_write)
         ctx.add("big-file", "1 GiB: close -> committed (the file exists; comparable to peers)", "s", from_close,
                 "<= 1.3 s", "rsync 1.60 s, lsyncd 1.97 s, Syncthing 4.8 s, unison 6.4 s")
+        ctx.add("big-file", "rsync -a of the same file to an empty module, same run", "s", peer_first)
+        ctx.add("big-file", "ratio ours (close -> committed) / rsync", "", [a / p for a, p in zip(from_close, peer_first)],
+                "<= 0.8")
         ctx.add("big-file", "(writing 1 GiB into the folder, Python, page cache)", "s", write_time)
         ctx.add("big-file", "(chunks in the 1 GiB file)", "", push_chunks)
         ctx.add("big-file", "(CPU seconds from first write to committed, user+sys: syncd / sync-server)", "", push_cpu)
         ctx.add("big-file", "(written to disk meanwhile, by everyone)", "MiB", push_disk)
         ctx.add("big-file", "1 MiB pwrite in the middle -> new revision committed", "s", edit_time,
                 "<= 1.2 s", "rsync 2.55 s, lsyncd 2.66 s, Syncthing 4.7 s, unison 16.4 s")
+        ctx.add("big-file", "rsync -a of the edited file onto the previous copy, same run", "s", peer_edit)
+        ctx.add("big-file", "ratio ours (edit -> committed) / rsync", "", [a / p for a, p in zip(edit_time, peer_edit)],
+                "<= 0.5")
         ctx.add("big-file", "(CPU seconds for the edit, user+sys: syncd / sync-server)", "", edit_cpu)
         ctx.add("big-file", "after the edit: chunk store growth (bytes sent, proxy)", "MiB",
                 [b / (1 << 20) for b in edit_apparent], "<= 3 MiB", "rsync 1.1 MiB, Syncthing 2 MiB")
         ctx.add("big-file", "after the edit: new chunks stored / new chunk hashes in the entry", "",
                 [f"{a}/{b}" for a, b in zip(edit_files, edit_changed)])
+        ctx.add("big-file", "(peak RSS over push and edit, VmHWM: syncd / sync-server)", "MiB", rss, RSS_TARGET)
     finally:
         shutil.rmtree(src_dir, ignore_errors=True)
+        rsync.close()
+        ctx.trash.append(rsync.root)
 
 
 def held_long_poll(env, cursor, wait, before):
@@ -1352,6 +1382,14 @@ def proc_status_kib(pid, key):
     return 0
 
 
+def peak_rss(*procs):
+    """The peak resident set (VmHWM) of each process, MiB, as "a / b": read before it stops."""
+    return " / ".join(f"{proc_status_kib(p.pid, 'VmHWM') / 1024:.0f}" for p in procs)
+
+
+RSS_TARGET = "syncd <= 150, sync-server <= 200"
+
+
 def bench_idle(ctx, seconds=30):
     env = None
     try:
@@ -1380,6 +1418,33 @@ def bench_idle(ctx, seconds=30):
 
 
 SCAN_FILES, SCAN_DIRS = 100_000, 1_000
+
+
+def receive_100k(ctx, env):
+    """A second device starts on an empty folder of `env`'s server, which has the 100k
+    files: its start -> all present and idle; rsync of the same folder in the same run."""
+    b, rsync = None, RsyncPeer(ctx.args.tmp)
+    try:
+        b = second_device(ctx, env, "scan-b")
+        wait_quiet(ctx, "scan-100k second device")
+        t0 = b.start_daemon()
+        wait_received(b, SCAN_FILES, t0 + max(ctx.args.timeout, 600), "device B has {count} files")
+        took = now() - t0
+        rss = peak_rss(b.daemon, env.server)
+        ctx.done(b)
+        b = None
+        wait_quiet(ctx, "scan-100k rsync")
+        peer = rsync.push(env.folder)
+        log(f"scan-100k: device B had all 100k files and was idle {took:.2f} s after its start; rsync {peer:.2f} s")
+        ctx.add("scan-100k", "second device's syncd start -> all 100k present, idle", "s", [took], "<= 15 s")
+        ctx.add("scan-100k", "rsync -a of the same folder to an empty module, same run", "s", [peer])
+        ctx.add("scan-100k", "ratio ours / rsync (second device)", "", [took / peer])
+        ctx.add("scan-100k", "(peak RSS, VmHWM: syncd B / sync-server)", "MiB", [rss], RSS_TARGET)
+    finally:
+        if b is not None:
+            ctx.done(b)
+        rsync.close()
+        ctx.trash.append(rsync.root)
 
 
 def bench_scan(ctx):
@@ -1414,7 +1479,11 @@ def bench_scan(ctx):
         feed.wait(lambda fd: sum(1 for p in fd.entries if p.endswith(".txt")) >= SCAN_FILES,
                   max(ctx.args.timeout, 600), "100k files in the feed")
         env.wait_idle(120)
-        ctx.add("scan-100k", "initial push of the 100k files (after the scan) -> all in the feed", "s", [now() - t0])
+        ctx.add("scan-100k", "initial push of the 100k files (after the scan) -> all in the feed", "s", [now() - t0],
+                "<= 8 s")
+        ctx.add("scan-100k", "(peak RSS over scan and push, VmHWM: syncd / sync-server)", "MiB",
+                [peak_rss(env.daemon, env.server)], RSS_TARGET)
+        receive_100k(ctx, env)
         # idle with 100k files watched
         time.sleep(2)
         seconds = 60

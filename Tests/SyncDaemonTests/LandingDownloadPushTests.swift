@@ -40,6 +40,9 @@ struct LandingDownloadPushTests {
         let staged = await uploader.stage([JournalOp(path: "d", attempts: 0)])
         #expect(staged.changes.isEmpty, "tombstones sent for a landing download: \(staged.changes)")
         #expect(staged.result.fates["d"] == .unstable)
+        // An intent left by a landing whose last record failed holds the op back only so long.
+        let patient = await uploader.stage([JournalOp(path: "d", attempts: Uploader.landingPatience)])
+        #expect(patient.changes["d"]?.map(\.change.path) == ["d/a.txt", "d"])
 
         // Landed (intent dropped, the file in place): `d` is there again, nothing to delete.
         try FileManager.default.createDirectory(atPath: folder + "/d", withIntermediateDirectories: false)

@@ -73,7 +73,7 @@ struct Uploader: Sendable {
             case .failed(let error): staged.result.settle(path, .failed(error))
             }
         }
-        setAsideMeetingDownloads(&staged)
+        setAsideMeetingDownloads(&staged, ops: ops)
         // A vanished directory's tombstones may repeat paths that have ops of their own:
         // each change is sent once, by its own op where there is one; an op left with
         // nothing to send shares the fate of the op that sends its change.
@@ -130,13 +130,17 @@ struct Uploader: Sendable {
 
     /// Ops whose tombstones meet a download landing (`StagedPush.meetingDownloads`) are looked
     /// at again shortly (`.unstable`), once the download is in place.
-    private func setAsideMeetingDownloads(_ staged: inout StagedPush) {
+    private func setAsideMeetingDownloads(_ staged: inout StagedPush, ops: [JournalOp]) {
         guard staged.changes.values.contains(where: { $0.contains(where: \.change.deleted) }) else { return }
         let meeting: Set<String>
         do {
             // Read after the preparations: a download whose rows they read and which has not
-            // landed by now still has its intent; one that landed since is on the disk.
+            // landed by now still has its intent; one that landed since is on the disk. An
+            // intent still there after `landingPatience` tries is a landing whose last record
+            // failed (the next start looks at it): it no longer holds the op back.
+            let patient = Set(ops.filter { $0.attempts < Self.landingPatience }.map(\.path))
             let landing = Set(try index.records.intents.staged(folder: folder).map(\.path))
+                .filter { path in Self.pathAndAncestors(path).contains(where: patient.contains) }
             let root = preparer.folder
             meeting = StagedPush.meetingDownloads(staged.changes, landing: landing) { path in
                 if case .found = root.lstat(path) { return true }
@@ -150,6 +154,20 @@ struct Uploader: Sendable {
             staged.result.settle(path, .unstable)
         }
     }
+
+    /// `a/b/c`, `a/b`, `a`.
+    static func pathAndAncestors(_ path: String) -> [String] {
+        var all = [path]
+        var rest = Substring(path)
+        while let slash = rest.lastIndex(of: "/") {
+            rest = rest[..<slash]
+            all.append(String(rest))
+        }
+        return all
+    }
+
+    /// Tries (0.2 s apart) an op waits for a download landing at one of its tombstones.
+    static let landingPatience = 25
 
     /// `StagedPush.setAside`, and the ops' upload progress ends (they are not sent now).
     func setAside(_ paths: Set<String>, of staged: inout StagedPush) async {
