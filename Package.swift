@@ -167,6 +167,7 @@ let package = Package(
             dependencies: [
                 "SyncDaemon", "SyncCore", "SyncClient", "SyncControl", "Inotify", "TestSupport", "ServiceSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict),
         .testTarget(

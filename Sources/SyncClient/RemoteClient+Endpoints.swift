@@ -29,10 +29,23 @@ extension RemoteClient {
 
     public func putChunkBatch(folder: String, chunks: [(hash: String, bytes: [UInt8])]) async throws(RemoteError) {
         guard !chunks.isEmpty else { return }
-        let body = ChunkBatch.encode(chunks)
-        await bandwidth.upload.acquire(body.count)
+        try await putChunkBatch(folder: folder, body: ByteBuffer(bytes: ChunkBatch.encode(chunks)))
+    }
+
+    /// One chunk whose bytes are in `body` (the server checks them against `hash`).
+    public func putChunk(folder: String, hash: String, body: ByteBuffer) async throws(RemoteError) {
+        await bandwidth.upload.acquire(body.readableBytes)
         _ = try await send(
-            .POST, Self.folderPath(folder) + "/chunks/batch", body: body,
+            .PUT, Self.folderPath(folder) + "/chunks/" + hash, buffer: body, contentType: "application/octet-stream",
+            timeout: .seconds(300))
+    }
+
+    /// A chunk batch already encoded (`ChunkBatch` records) in `body`.
+    public func putChunkBatch(folder: String, body: ByteBuffer) async throws(RemoteError) {
+        guard body.readableBytes > 0 else { return }
+        await bandwidth.upload.acquire(body.readableBytes)
+        _ = try await send(
+            .POST, Self.folderPath(folder) + "/chunks/batch", buffer: body,
             contentType: "application/octet-stream", timeout: .seconds(300))
     }
 

@@ -93,6 +93,15 @@ public actor RemoteClient {
         _ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, contentType: String = "application/json",
         timeout: TimeAmount = .seconds(60), headers extra: [(String, String)] = []
     ) async throws(RemoteError) -> (status: Int, body: [UInt8]) {
+        try await send(
+            method, path, buffer: body.map { ByteBuffer(bytes: $0) }, contentType: contentType, timeout: timeout, headers: extra)
+    }
+
+    /// `send` with a body already in a buffer (uploads: read straight into it, not copied again).
+    func send(
+        _ method: HTTPMethod, _ path: String, buffer body: ByteBuffer?, contentType: String = "application/json",
+        timeout: TimeAmount = .seconds(60), headers extra: [(String, String)] = []
+    ) async throws(RemoteError) -> (status: Int, body: [UInt8]) {
         var token = try await currentToken()
         for attempt in 0..<2 {
             var request = HTTPClientRequest(url: baseURL + path)
@@ -101,7 +110,7 @@ public actor RemoteClient {
             for (name, value) in extra { request.headers.add(name: name, value: value) }
             if let body {
                 request.headers.add(name: "Content-Type", value: contentType)
-                request.body = .bytes(ByteBuffer(bytes: body))
+                request.body = .bytes(body)
             }
             let result: (Int, [UInt8])
             do {

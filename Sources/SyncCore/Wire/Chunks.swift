@@ -57,18 +57,26 @@ public enum ChunkBatch {
 
     /// Splits a batch body into records; says exactly where a malformed body goes wrong.
     public static func decode(_ body: [UInt8]) throws(DecodeError) -> [(hash: String, bytes: ArraySlice<UInt8>)] {
-        var records: [(hash: String, bytes: ArraySlice<UInt8>)] = []
+        let ranges = body.withUnsafeBytes { bytes in Result { () throws(DecodeError) in try records(in: bytes) } }
+        return try ranges.get().map { ($0.hash, body[$0.range]) }
+    }
+
+    /// Where each record's bytes are in `body`, with its hash (a receiver that holds the body in
+    /// a buffer of its own reads them there, without a copy).
+    public static func records(in body: UnsafeRawBufferPointer) throws(DecodeError) -> [(hash: String, range: Range<Int>)] {
+        var records: [(hash: String, range: Range<Int>)] = []
         var i = 0
         while i < body.count {
             guard body.count - i >= headerSize else {
                 throw DecodeError(description: "truncated record header at byte \(i)")
             }
-            let (hash, length) = parseHeader(body[i..<i + headerSize])
+            let hash = Hashing.hex(body[i..<i + 32])
+            let length = body[i + 32..<i + headerSize].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             let start = i + headerSize
             guard length <= UInt64(body.count - start) else {
                 throw DecodeError(description: "record at byte \(i) claims \(length) bytes, only \(body.count - start) left")
             }
-            records.append((hash, body[start..<start + Int(length)]))
+            records.append((hash, start..<start + Int(length)))
             i = start + Int(length)
         }
         return records

@@ -16,7 +16,7 @@ struct ChunkSender: Sendable {
     let batchBytes: Int
     let metrics: DaemonMetrics
 
-    private struct Pending: Sendable {
+    struct Pending: Sendable {
         var hash: String
         var owner: String
         var length: Int
@@ -103,59 +103,28 @@ struct ChunkSender: Sendable {
     /// stores nothing of a request with one that does not match (a file changed since it was
     /// hashed). Then each chunk is read again and checked here, and the others go again.
     private func sendUnit(_ unit: [Pending]) async -> Result<Set<String>, RemoteError> {
-        var (records, torn) = Self.read(unit, verifying: false)
+        let single = unit.count == 1
+        var body = UploadBody(unit, single: single, verifying: false)
         do {
-            try await put(records, single: unit.count == 1)
+            try await put(body, hash: unit[0].hash)
         } catch where error.code == "hash_mismatch" {
-            (records, torn) = Self.read(unit, verifying: true)
-            do { try await put(records, single: unit.count == 1) } catch { return .failure(error) }
+            body = UploadBody(unit, single: single, verifying: true)
+            do { try await put(body, hash: unit[0].hash) } catch { return .failure(error) }
         } catch {
             return .failure(error)
         }
-        metrics.uploaded(bytes: records.reduce(0) { $0 + $1.bytes.count })
-        for p in unit where !torn.contains(p.owner) { await progress.advance(path: p.owner, by: Int64(p.length)) }
-        return .success(torn)
+        metrics.uploaded(bytes: body.chunkBytes)
+        for p in unit where !body.torn.contains(p.owner) { await progress.advance(path: p.owner, by: Int64(p.length)) }
+        return .success(body.torn)
     }
 
-    private func put(_ records: [(hash: String, bytes: [UInt8])], single: Bool) async throws(RemoteError) {
-        if single, records.count == 1, let only = records.first {
-            try await remote.putChunk(folder: folder, hash: only.hash, bytes: only.bytes)
+    /// `hash`: the chunk of a unit of one (a lone chunk goes as itself, not as a batch).
+    private func put(_ body: UploadBody, hash: String) async throws(RemoteError) {
+        guard body.chunks > 0 else { return }
+        if body.isBatch {
+            try await remote.putChunkBatch(folder: folder, body: body.buffer)
         } else {
-            try await remote.putChunkBatch(folder: folder, chunks: records)
-        }
-    }
-
-    /// The unit's chunks, and the owners of those that cannot be read (or, `verifying`, no
-    /// longer match their hash: bytes kept from the hashing read always do).
-    private static func read(_ unit: [Pending], verifying: Bool) -> (records: [(hash: String, bytes: [UInt8])], torn: Set<String>) {
-        var torn = Set<String>()
-        var records: [(hash: String, bytes: [UInt8])] = []
-        for p in unit {
-            guard let bytes = bytes(of: p), !verifying || p.source.isInMemory || Hashing.sha256Hex(bytes) == p.hash else {
-                torn.insert(p.owner)
-                continue
-            }
-            records.append((p.hash, bytes))
-        }
-        return (records, torn)
-    }
-
-    private static func bytes(of p: Pending) -> [UInt8]? {
-        switch p.source {
-        case .none: return nil
-        case .memory(let all, _):
-            let end = Int(p.offset) + p.length
-            guard end <= all.count else { return nil }
-            return Array(all[Int(p.offset)..<end])
-        case .file(let path, let folder, _):
-            let fd: Int32
-            do {
-                fd = try folder.open(path, flags: O_RDONLY)
-            } catch {
-                return nil  // gone or replaced meanwhile: the owner is torn and prepared again
-            }
-            defer { close(fd) }
-            return ChunkRef(hash: p.hash, offset: p.offset, length: p.length).read(fd: fd)
+            try await remote.putChunk(folder: folder, hash: hash, body: body.buffer)
         }
     }
 }

@@ -40,23 +40,27 @@ struct ChunkRoutes {
     func batch(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.grantedFolder()
         let body = try await request.collectBody(limit: RequestBodyLimit.batch)
-        let records: [(hash: String, bytes: ArraySlice<UInt8>)]
-        do {
-            records = try ChunkBatch.decode(Array(body.readableBytesView))
-        } catch {
-            throw APIError.badRequest("malformed chunk batch: \(error)", cause: error)
-        }
-        // Verify everything before storing anything.
-        for record in records {
-            let actual = record.bytes.withUnsafeBytes { Hashing.sha256Hex($0) }
-            guard actual == record.hash else {
-                throw APIError.hashMismatch(
-                    "batch record \(record.hash) hashes to \(actual); nothing from this batch was stored")
+        // The records are read where they arrived (a batch is up to 8 MiB, several in flight).
+        let records = try body.withUnsafeReadableBytes { bytes in
+            let records: [(hash: String, range: Range<Int>)]
+            do {
+                records = try ChunkBatch.records(in: bytes)
+            } catch {
+                throw APIError.badRequest("malformed chunk batch: \(error)", cause: error)
             }
+            // Verify everything before storing anything.
+            for record in records {
+                let actual = Hashing.sha256Hex(UnsafeRawBufferPointer(rebasing: bytes[record.range]))
+                guard actual == record.hash else {
+                    throw APIError.hashMismatch(
+                        "batch record \(record.hash) hashes to \(actual); nothing from this batch was stored")
+                }
+            }
+            return records
         }
-        let stored = try await chunks.storeNew(records: records)
+        let stored = try await chunks.storeNew(records: records, in: body)
         metrics.chunksReceived(
-            bytes: records.reduce(0) { $0 + $1.bytes.count }, newChunks: stored.chunks, newBytes: Int(stored.bytes))
+            bytes: records.reduce(0) { $0 + $1.range.count }, newChunks: stored.chunks, newBytes: Int(stored.bytes))
         return try JSONResponse.make(BatchStored(stored: stored.chunks, received: records.count))
     }
 

@@ -5,7 +5,22 @@ import SyncCore
 extension ChunkStore {
     /// Stores one verified chunk; false if it was already there.
     func store(hash: String, bytes: ByteBuffer) async throws -> Bool {
-        try await store(records: [(hash, ArraySlice(bytes.readableBytesView))]) == 1
+        try await storeNew(records: [(hash, 0..<bytes.readableBytes)], in: bytes).chunks == 1
+    }
+
+    /// `storeNew(records:)` for records that lie in `body` (its readable bytes), copied from there
+    /// into the pack batch only.
+    func storeNew(records: [(hash: String, range: Range<Int>)], in body: ByteBuffer) async throws -> (chunks: Int, bytes: Int64) {
+        let known = try await index.locationsRenewing(records.map(\.hash))
+        var queued = Set<String>()
+        let batch = body.withUnsafeReadableBytes { bytes in
+            var batch = PackBatch()
+            for record in records where known[record.hash] == nil && queued.insert(record.hash).inserted {
+                batch.add(hash: record.hash, bytes: UnsafeRawBufferPointer(rebasing: bytes[record.range]))
+            }
+            return batch
+        }
+        return try await append(new: batch)
     }
 
     /// Stores verified chunks: the ones the index lacks are appended to the current pack in
@@ -22,6 +37,11 @@ extension ChunkStore {
         for record in records where known[record.hash] == nil && queued.insert(record.hash).inserted {
             record.bytes.withUnsafeBytes { batch.add(hash: record.hash, bytes: $0) }
         }
+        return try await append(new: batch)
+    }
+
+    /// Appends and indexes `batch`; how many of its chunks, and bytes, were new.
+    private func append(new batch: PackBatch) async throws -> (chunks: Int, bytes: Int64) {
         guard !batch.isEmpty else { return (0, 0) }
         var new = (chunks: 0, bytes: Int64(0))
         for (isNew, record) in zip(try await append(batch), batch.records) where isNew {
