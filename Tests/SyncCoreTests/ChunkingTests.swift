@@ -100,4 +100,23 @@ struct ChunkingTests {
         #expect(records[1].bytes.isEmpty)
         #expect(throws: ChunkBatch.DecodeError.self) { try ChunkBatch.decode(Array(body.dropLast(3))) }
     }
+
+    /// A record's length comes from the sender: one past the end, or near 2^64, is refused
+    /// without reading or slicing past the body (a receiver reads records in place).
+    @Test func batchLengthsPastTheBodyAreRefused() throws {
+        let bytes = pseudoRandomBytes(count: 100, seed: 7)
+        for claimed in [UInt64(101), UInt64(Int.max), UInt64.max, UInt64.max - 39] {
+            var body = [UInt8](repeating: 0xab, count: 32)
+            withUnsafeBytes(of: claimed.bigEndian) { body.append(contentsOf: $0) }
+            body += bytes
+            #expect(throws: ChunkBatch.DecodeError.self) {
+                try body.withUnsafeBytes { raw in Result { () throws(ChunkBatch.DecodeError) in try ChunkBatch.records(in: raw) } }.get()
+            }
+        }
+        var exact = [UInt8](repeating: 0xab, count: 32)
+        withUnsafeBytes(of: UInt64(100).bigEndian) { exact.append(contentsOf: $0) }
+        exact += bytes
+        let records = try exact.withUnsafeBytes { raw in Result { () throws(ChunkBatch.DecodeError) in try ChunkBatch.records(in: raw) } }.get()
+        #expect(records.map(\.range) == [40..<140])
+    }
 }

@@ -78,8 +78,12 @@ struct StagedPushTests {
             // Something new at a landing path is no tombstone: sent as it is.
             "e": [live],
         ]
-        let meeting = StagedPush.meetingDownloads(changes, landing: ["d/a", "e"]) { $0 == "f" || $0 == "e" }
+        let all: Set<String> = ["d", "f", "gone", "e"]
+        let meeting = StagedPush.meetingDownloads(changes, landing: ["d/a", "e"], patient: all) { $0 == "f" || $0 == "e" }
         #expect(meeting == ["d", "f"])
-        #expect(StagedPush.meetingDownloads(changes, landing: []) { _ in false }.isEmpty)
+        #expect(StagedPush.meetingDownloads(changes, landing: [], patient: all) { _ in false }.isEmpty)
+        // An owner out of patience no longer waits for an intent; a path present again still counts.
+        #expect(StagedPush.meetingDownloads(changes, landing: ["d/a"], patient: ["f"]) { _ in false }.isEmpty)
+        #expect(StagedPush.meetingDownloads(changes, landing: [], patient: []) { $0 == "f" } == ["f"])
     }
 }

@@ -24,6 +24,7 @@ struct BatchRecord {
         let forgetMove = Set(result.paths { $0 == .deferred(forgetMove: true) })
         let held = result.paths { $0 == .held }
         let unstable = result.paths { $0 == .unstable }
+        let landing = result.paths { $0 == .landing }
         let transient = result.paths { $0 == .transient }
         if !deferred.isEmpty { try index.journal.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
         if !result.followUps.isEmpty { try index.journal.enqueue(folder: folder, paths: result.followUps) }
@@ -38,6 +39,12 @@ struct BatchRecord {
                 folder: folder, paths: [path], error: DaemonError(.changing, "file is changing while being read; retrying"),
                 retryAt: Date().addingTimeInterval(0.2))
         }
+        if !landing.isEmpty {
+            try index.journal.reschedule(
+                folder: folder, paths: landing,
+                error: DaemonError(.changing, "a download is landing here; looked at again once it is in place"),
+                retryAt: Date().addingTimeInterval(0.2))
+        }
         if !transient.isEmpty {
             let error = result.transientError ?? RemoteError(kind: .transient, code: "unknown", message: "the server could not be reached")
             record.transientError = error
@@ -48,7 +55,7 @@ struct BatchRecord {
                     retryAt: Date().addingTimeInterval(delay))
             }
         }
-        record.nextRun = held + unstable + transient + deferred
+        record.nextRun = held + unstable + landing + transient + deferred
         return record
     }
 }

@@ -104,18 +104,22 @@ struct ChunkSender: Sendable {
     /// hashed). Then each chunk is read again and checked here, and the others go again.
     private func sendUnit(_ unit: [Pending]) async -> Result<Set<String>, RemoteError> {
         let single = unit.count == 1
-        var body = UploadBody(unit, single: single, verifying: false)
+        let sent: (chunkBytes: Int, torn: Set<String>)
         do {
+            let body = UploadBody(unit, single: single, verifying: false)
             try await put(body, hash: unit[0].hash)
+            sent = (body.chunkBytes, body.torn)
         } catch where error.code == "hash_mismatch" {
-            body = UploadBody(unit, single: single, verifying: true)
+            // (The first body is gone by now: one unit's buffer at a time.)
+            let body = UploadBody(unit, single: single, verifying: true)
             do { try await put(body, hash: unit[0].hash) } catch { return .failure(error) }
+            sent = (body.chunkBytes, body.torn)
         } catch {
             return .failure(error)
         }
-        metrics.uploaded(bytes: body.chunkBytes)
-        for p in unit where !body.torn.contains(p.owner) { await progress.advance(path: p.owner, by: Int64(p.length)) }
-        return .success(body.torn)
+        metrics.uploaded(bytes: sent.chunkBytes)
+        for p in unit where !sent.torn.contains(p.owner) { await progress.advance(path: p.owner, by: Int64(p.length)) }
+        return .success(sent.torn)
     }
 
     /// `hash`: the chunk of a unit of one (a lone chunk goes as itself, not as a batch).

@@ -8,6 +8,8 @@ enum PathFate: Sendable, Equatable {
     case done(PushOutcome)
     /// Changed while being read (or its root is not the pinned one): again shortly.
     case unstable
+    /// A tombstone met a download landing at its path (`StagedPush.meetingDownloads`): again shortly.
+    case landing
     /// The server could not be reached (or answered 5xx): again with backoff.
     case transient
     /// Cannot be sent (validation, an unreadable file): shown, and dropped until it changes.
@@ -24,7 +26,7 @@ enum PathFate: Sendable, Equatable {
         switch self {
         case .failed: 5
         case .transient: 4
-        case .unstable: 3
+        case .unstable, .landing: 3
         case .held: 2
         case .deferred: 1
         case .done: 0

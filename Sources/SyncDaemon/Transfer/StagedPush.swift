@@ -46,15 +46,18 @@ struct StagedPush: Sendable {
     /// the rows the download had just written as its base. Such a tombstone would delete the
     /// new version on the server, and its recorded outcome would drop the file's rows while
     /// the file stays: neither side would look at it again until a scan.
-    /// `landing`: the paths with a download intent, read after the preparations;
+    /// `landing`: the paths with a download intent, read after the preparations (they hold
+    /// back only the owners in `patient`: an intent left by a landing whose last record failed
+    /// stays until the next start, and must not hold a delete back for good);
     /// `present`: whether something is at a path now (a download that landed since).
     static func meetingDownloads(
-        _ changes: [String: [PreparedChange]], landing: Set<String>, present: (String) -> Bool
+        _ changes: [String: [PreparedChange]], landing: Set<String>, patient: Set<String>, present: (String) -> Bool
     ) -> Set<String> {
         var meeting = Set<String>()
         for (owner, list) in changes {
+            let waits = patient.contains(owner)
             let deleted = list.lazy.filter(\.change.deleted).map(\.change.path)
-            if deleted.contains(where: { landing.contains($0) || present($0) }) { meeting.insert(owner) }
+            if deleted.contains(where: { (waits && landing.contains($0)) || present($0) }) { meeting.insert(owner) }
         }
         return meeting
     }

@@ -26,6 +26,9 @@ struct Uploader: Sendable {
     /// are read again when sent (2,000 photos of 3 MiB must not sit in memory, two batches
     /// of them while one commits and the next is staged).
     var memoryBudget = 32 << 20
+    /// A seam for tests: runs once the paths of a batch are prepared (a download landing, or
+    /// failing to, between the preparations and what is checked after them).
+    var afterPreparing: (@Sendable () -> Void)?
 
     var outboxReplayer: OutboxReplayer { OutboxReplayer(folder: folder, remote: remote, logger: logger) }
 
@@ -73,6 +76,7 @@ struct Uploader: Sendable {
             case .failed(let error): staged.result.settle(path, .failed(error))
             }
         }
+        afterPreparing?()
         setAsideMeetingDownloads(&staged, ops: ops)
         // A vanished directory's tombstones may repeat paths that have ops of their own:
         // each change is sent once, by its own op where there is one; an op left with
@@ -109,61 +113,62 @@ struct Uploader: Sendable {
     /// Returns the ops sent back.
     @discardableResult
     func setAsideStale(_ staged: inout StagedPush) async -> Set<String> {
-        let paths = staged.paths
-        var now: [String: StagedPush.Inputs] = [:]
+        let stale: Set<String>
         do {
-            let records = try index.records.read(folder: folder, paths: paths)
-            for path in paths {
-                let below = try staged.inputs[path]?.liveBelow.map { _ in
-                    StagedPush.Inputs.ordered(try index.base.live(folder: folder, under: path))
-                }
-                now[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
-            }
+            stale = StagedPush.stale(staged.inputs, now: try currentInputs(staged.paths, as: staged.inputs))
         } catch {
             logger.error("index read failed; the staged batch goes round again", metadata: ["error": "\(error)"])
-            now = [:]
+            stale = Set(staged.paths)
         }
-        let stale = StagedPush.stale(staged.inputs, now: now)
         await setAside(stale, of: &staged)
         return stale
     }
 
+    /// What preparing `paths` would read from the index now (the live entries below a path
+    /// only where `read` has them).
+    private func currentInputs(_ paths: [String], as read: [String: StagedPush.Inputs]) throws -> [String: StagedPush.Inputs] {
+        var now: [String: StagedPush.Inputs] = [:]
+        let records = try index.records.read(folder: folder, paths: paths)
+        for path in paths {
+            let below = try read[path]?.liveBelow.map { _ in
+                StagedPush.Inputs.ordered(try index.base.live(folder: folder, under: path))
+            }
+            now[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
+        }
+        return now
+    }
+
     /// Ops whose tombstones meet a download landing (`StagedPush.meetingDownloads`) are looked
-    /// at again shortly (`.unstable`), once the download is in place.
+    /// at again shortly (`.landing`), once the download is in place. In this order, after the
+    /// preparations: the intents (a download whose rows they read and which has not landed
+    /// yet still has one), the rows (a download whose rename failed put its rows back and
+    /// dropped its intent together: the tombstones were read from rows no longer there), the
+    /// disk (a download drops its intent only once renamed into place).
     private func setAsideMeetingDownloads(_ staged: inout StagedPush, ops: [JournalOp]) {
-        guard staged.changes.values.contains(where: { $0.contains(where: \.change.deleted) }) else { return }
-        let meeting: Set<String>
+        let deleting = staged.changes.filter { $0.value.contains(where: \.change.deleted) }.keys
+        guard !deleting.isEmpty else { return }
+        // After `landingPatience` tries an op no longer waits for an intent: one left by a
+        // landing whose last record failed stays until the next start looks at it.
+        let patient = Set(ops.filter { $0.attempts < Self.landingPatience }.map(\.path))
+        var meeting: Set<String>
         do {
-            // Read after the preparations: a download whose rows they read and which has not
-            // landed by now still has its intent; one that landed since is on the disk. An
-            // intent still there after `landingPatience` tries is a landing whose last record
-            // failed (the next start looks at it): it no longer holds the op back.
-            let patient = Set(ops.filter { $0.attempts < Self.landingPatience }.map(\.path))
             let landing = Set(try index.records.intents.staged(folder: folder).map(\.path))
-                .filter { path in Self.pathAndAncestors(path).contains(where: patient.contains) }
+            let inputs = staged.inputs.filter { deleting.contains($0.key) }
             let root = preparer.folder
-            meeting = StagedPush.meetingDownloads(staged.changes, landing: landing) { path in
+            meeting = StagedPush.meetingDownloads(staged.changes, landing: landing, patient: patient) { path in
                 if case .found = root.lstat(path) { return true }
                 return false
             }
+            meeting.formUnion(StagedPush.stale(inputs, now: try currentInputs(Array(inputs.keys), as: inputs)))
         } catch {
-            meeting = Set(staged.changes.filter { $0.value.contains(where: \.change.deleted) }.keys)
+            logger.error(
+                "cannot read the downloads landing; deletes wait", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            meeting = Set(deleting).intersection(patient)
         }
         for path in meeting {
             staged.changes[path] = nil
-            staged.result.settle(path, .unstable)
+            staged.result.settle(path, .landing)
         }
-    }
-
-    /// `a/b/c`, `a/b`, `a`.
-    static func pathAndAncestors(_ path: String) -> [String] {
-        var all = [path]
-        var rest = Substring(path)
-        while let slash = rest.lastIndex(of: "/") {
-            rest = rest[..<slash]
-            all.append(String(rest))
-        }
-        return all
     }
 
     /// Tries (0.2 s apart) an op waits for a download landing at one of its tombstones.
