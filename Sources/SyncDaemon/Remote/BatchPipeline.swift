@@ -47,8 +47,22 @@ struct BatchPipeline {
             return []  // planned first, then fetched (and the index error reported there)
         }
         let root = applier.materializer.folder
+        // Each directory is walked from the root once, and one found missing is not walked again.
+        var open = OpenDirectories()
+        var missingDirectories = Set<Substring>()
         return entries.filter { entry in
-            guard local[entry.path] == nil, case .missing = root.lstat(entry.path) else { return false }
+            guard local[entry.path] == nil else { return false }
+            let directory = entry.path.lastIndex(of: "/").map { entry.path[..<$0] } ?? ""
+            if missingDirectories.contains(directory) { return true }
+            let located: Located
+            do throws(DaemonError) {
+                located = try open.parent(of: entry.path, in: root)
+            } catch {
+                if error.code == .rootChanged { return false }
+                missingDirectories.insert(directory)
+                return true
+            }
+            guard case .missing = located.lstat() else { return false }
             return true
         }
     }

@@ -29,13 +29,16 @@ extension FileAssembler {
             close(fd)
             if !keep { unlinkat(staging.directory.fd, staging.name, 0) }
         }
+        var holes = false
         for hash in entry.chunks {
             guard let bytes = chunks[hash] else {
                 throw DaemonError(.io, "chunk \(hash.prefix(12)) was not fetched", path: path)
             }
-            try materializer.writeOrSkip(fd, bytes, path: path)
+            if try materializer.writeOrSkip(fd, bytes, path: path) { holes = true }
         }
-        guard ftruncate(fd, off_t(entry.size)) == 0 else { throw DaemonError.io("set size", path) }
+        // Written whole, the file has its size (checked below); a skipped chunk of zeros, a hole
+        // at the end perhaps, needs the size set.
+        if holes { guard ftruncate(fd, off_t(entry.size)) == 0 else { throw DaemonError.io("set size", path) } }
         guard fchmod(fd, Materializer.safeMode(entry.mode, fallback: 0o644)) == 0 else { throw DaemonError.io("chmod", path) }
         var times = Materializer.times(mtimeNs: entry.mtimeNs)
         guard futimens(fd, &times) == 0 else { throw DaemonError.io("set mtime", path) }

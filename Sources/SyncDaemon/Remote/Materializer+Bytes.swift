@@ -16,13 +16,18 @@ extension Materializer {
 
     /// A chunk of zeros (4 KiB or more) is skipped over, not written: the file gets a
     /// hole there, so a sparse file arrives sparse (any run of zeros that fills a chunk
-    /// takes no disk space; the bytes read back are the same).
-    func writeOrSkip(_ fd: Int32, _ bytes: [UInt8], path: String) throws(DaemonError) {
+    /// takes no disk space; the bytes read back are the same). True when it was skipped.
+    @discardableResult
+    func writeOrSkip(_ fd: Int32, _ bytes: [UInt8], path: String) throws(DaemonError) -> Bool {
         let zeros = bytes.count >= 4096 && bytes.withUnsafeBytes { raw in
             raw.allSatisfy { $0 == 0 }
         }
-        guard zeros else { return try writeAll(fd, bytes, path: path) }
+        guard zeros else {
+            try writeAll(fd, bytes, path: path)
+            return false
+        }
         guard lseek(fd, off_t(bytes.count), SEEK_CUR) >= 0 else { throw .io("seek", path) }
+        return true
     }
 
     func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(DaemonError) {

@@ -87,7 +87,12 @@ struct Materializer: Sendable {
         }
     }
 
-    static func stagingName() -> String { Scanner.stagingPrefix + UUID().uuidString.prefix(12) }
+    /// A fresh staging file name (`UUID()` read /dev/urandom through an open, a read and a
+    /// close for each of them: three system calls per downloaded file).
+    static func stagingName() -> String {
+        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
+        return Scanner.stagingPrefix + String(repeating: "0", count: 16 - hex.count) + hex
+    }
 
     /// Permission bits a remote entry may set: rwx for all plus sticky, never
     /// setuid or setgid; 0 (unknown) becomes `fallback`.
