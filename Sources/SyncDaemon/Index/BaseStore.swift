@@ -21,6 +21,18 @@ public struct BaseStore: Sendable {
         }
     }
 
+    /// `live(folder:under:)` of each of `paths`, from one snapshot.
+    func live(folder: String, under paths: [String]) throws -> [String: [BaseRecord]] {
+        try pool.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT * FROM base WHERE \(IndexSQL.subtree) AND deleted = 0")
+            var live: [String: [BaseRecord]] = [:]
+            for path in paths {
+                live[path] = try Row.fetchAll(statement, arguments: IndexSQL.subtree(folder: folder, path)).map(Self.decode)
+            }
+            return live
+        }
+    }
+
     func record(folder: String, path: String, in db: Database) throws -> BaseRecord? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?"), arguments: [folder, path])
             .map(Self.decode)

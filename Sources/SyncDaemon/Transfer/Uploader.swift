@@ -129,10 +129,9 @@ struct Uploader: Sendable {
     private func currentInputs(_ paths: [String], as read: [String: StagedPush.Inputs]) throws -> [String: StagedPush.Inputs] {
         var now: [String: StagedPush.Inputs] = [:]
         let records = try index.records.read(folder: folder, paths: paths)
+        let live = try index.base.live(folder: folder, under: paths.filter { read[$0]?.liveBelow != nil })
         for path in paths {
-            let below = try read[path]?.liveBelow.map { _ in
-                StagedPush.Inputs.ordered(try index.base.live(folder: folder, under: path))
-            }
+            let below = live[path].map(StagedPush.Inputs.ordered)
             now[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
         }
         return now
