@@ -171,4 +171,28 @@ struct SparseFileTests {
         let allocated = Int(st.st_blocks) * 512
         #expect(allocated < 16 << 20, "\(allocated) bytes allocated for a file of \(size) with 8 KiB of data")
     }
+
+    /// Small files come in a batch, where only a skipped chunk of zeros sets the size: one all
+    /// zeros, and one whose zeros end it, arrive whole, at their size, by the batch (a file the
+    /// batch cannot stage goes one by one, which would hide a batch that got the size wrong).
+    @Test func smallFilesOfZerosArriveWholeInABatch() async throws {
+        let two = try await TwoDevices.start("sparse-small")
+        defer { two.stop() }
+        two.b.stop()
+        let zeros = [UInt8](repeating: 0, count: 600 << 10)
+        let tail = [UInt8](repeating: 0x42, count: 300 << 10) + [UInt8](repeating: 0, count: 500 << 10)
+        try writeFile(two.a.path("zeros.bin"), zeros)
+        try writeFile(two.a.path("tail.bin"), tail)
+        try await two.a.waitUntilIdle()
+        try await two.b.start()
+        try await two.waitForBoth(["zeros.bin": contentHash(zeros), "tail.bin": contentHash(tail)], timeout: .seconds(60))
+        for (name, bytes) in [("zeros.bin", zeros), ("tail.bin", tail)] {
+            var st = stat()
+            #expect(lstat(two.b.path(name), &st) == 0)
+            #expect(Int(st.st_size) == bytes.count, "\(name)")
+        }
+        let batched = two.b.log.split(separator: "\n").filter { $0.contains("downloaded a batch of small files") }
+            .compactMap { $0.firstMatch(of: /files=(\d+)/).flatMap { Int($0.1) } }
+        #expect(batched.reduce(0, +) == 2, "files placed by batches: \(batched)")
+    }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import SyncCore
 
 /// Batches of small downloads in page order, each one's chunks fetched while the batch
@@ -58,7 +59,10 @@ struct BatchPipeline {
             do throws(DaemonError) {
                 located = try open.parent(of: entry.path, in: root)
             } catch {
+                // Only a directory that is not there is missing (a root replaced, or a directory
+                // that cannot be opened now, is not: planned first, as `FolderRoot.lookup` says).
                 if error.code == .rootChanged { return false }
+                if error.code == .io, let code = error.errnoValue, code != ENOENT { return false }
                 missingDirectories.insert(directory)
                 return true
             }

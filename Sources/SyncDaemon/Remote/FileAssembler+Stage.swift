@@ -38,7 +38,13 @@ extension FileAssembler {
         }
         // Written whole, the file has its size (checked below); a skipped chunk of zeros, a hole
         // at the end perhaps, needs the size set.
-        if holes { guard ftruncate(fd, off_t(entry.size)) == 0 else { throw DaemonError.io("set size", path) } }
+        if holes {
+            // (The chunks must add up to the size: setting it would hide it if they did not.)
+            guard lseek(fd, 0, SEEK_CUR) == off_t(entry.size) else {
+                throw DaemonError(.hashMismatch, "assembled size differs from the entry's", path: path)
+            }
+            guard ftruncate(fd, off_t(entry.size)) == 0 else { throw DaemonError.io("set size", path) }
+        }
         guard fchmod(fd, Materializer.safeMode(entry.mode, fallback: 0o644)) == 0 else { throw DaemonError.io("chmod", path) }
         var times = Materializer.times(mtimeNs: entry.mtimeNs)
         guard futimens(fd, &times) == 0 else { throw DaemonError.io("set mtime", path) }
