@@ -39,13 +39,21 @@ public enum ChunkBatch {
 
     /// Appends one record: the 32 raw hash bytes, the length, the bytes.
     public static func appendRecord(rawHash: [UInt8], bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        out.append(contentsOf: rawHash)
-        withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeTemporaryAllocation(byteCount: headerSize, alignment: 1) { header in
+            writeHeader(rawHash: rawHash, length: bytes.count, to: header)
+            out.append(contentsOf: header)
+        }
         out.append(contentsOf: bytes)
     }
 
+    /// A record's 40-byte header (the 32 raw hash bytes, the length) at the start of `space`.
+    public static func writeHeader(rawHash: [UInt8], length: Int, to space: UnsafeMutableRawBufferPointer) {
+        space.copyBytes(from: rawHash.prefix(32))
+        withUnsafeBytes(of: UInt64(length).bigEndian) { UnsafeMutableRawBufferPointer(rebasing: space[32..<headerSize]).copyMemory(from: $0) }
+    }
+
     /// The hash (hex) and length named by a record's 40-byte header.
-    public static func parseHeader(_ header: ArraySlice<UInt8>) -> (hash: String, length: UInt64) {
+    public static func parseHeader<Header: Collection<UInt8>>(_ header: Header) -> (hash: String, length: UInt64) {
         let hex = Hashing.hex(header.prefix(32))
         let length = header.dropFirst(32).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return (hex, length)
@@ -70,8 +78,7 @@ public enum ChunkBatch {
             guard body.count - i >= headerSize else {
                 throw DecodeError(description: "truncated record header at byte \(i)")
             }
-            let hash = Hashing.hex(body[i..<i + 32])
-            let length = body[i + 32..<i + headerSize].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let (hash, length) = parseHeader(body[i..<i + headerSize])
             let start = i + headerSize
             guard length <= UInt64(body.count - start) else {
                 throw DecodeError(description: "record at byte \(i) claims \(length) bytes, only \(body.count - start) left")

@@ -1,4 +1,3 @@
-import Glibc
 import SyncCore
 
 /// Batches of small downloads in page order, each one's chunks fetched while the batch
@@ -55,18 +54,10 @@ struct BatchPipeline {
             guard local[entry.path] == nil else { return false }
             let directory = entry.path.lastIndex(of: "/").map { entry.path[..<$0] } ?? ""
             if missingDirectories.contains(directory) { return true }
-            let located: Located
-            do throws(DaemonError) {
-                located = try open.parent(of: entry.path, in: root)
-            } catch {
-                // Only a directory that is not there is missing (a root replaced, or a directory
-                // that cannot be opened now, is not: planned first, as `FolderRoot.lookup` says).
-                if error.code == .rootChanged { return false }
-                if error.code == .io, let code = error.errnoValue, code != ENOENT { return false }
-                missingDirectories.insert(directory)
-                return true
-            }
-            guard case .missing = located.lstat() else { return false }
+            let (located, stat) = open.lookup(entry.path, in: root)
+            guard case .missing = stat else { return false }
+            // Missing without a location: its directory is not there.
+            if located == nil { missingDirectories.insert(directory) }
             return true
         }
     }

@@ -31,12 +31,7 @@ struct UploadBody {
                 guard let hash, Self.fill(target, with: p, files: &files),
                     !verifying || p.source.isInMemory || Self.matches(UnsafeRawBufferPointer(target), hash: hash)
                 else { return 0 }
-                if header > 0 {
-                    space.copyBytes(from: hash)
-                    withUnsafeBytes(of: UInt64(p.length).bigEndian) { length in
-                        UnsafeMutableRawBufferPointer(rebasing: space[32..<header]).copyMemory(from: length)
-                    }
-                }
+                if header > 0 { ChunkBatch.writeHeader(rawHash: hash, length: p.length, to: space) }
                 return header + p.length
             }
             if written == 0 {
@@ -67,14 +62,7 @@ struct UploadBody {
         case .file(let path, let folder, _):
             // Gone or replaced meanwhile: the owner is torn and prepared again.
             guard let fd = files.descriptor(path, in: folder) else { return false }
-            var filled = 0
-            while filled < p.length {
-                let n = pread(fd, target.baseAddress! + filled, p.length - filled, off_t(p.offset) + off_t(filled))
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                filled += n
-            }
-            return true
+            return ChunkRef(hash: p.hash, offset: p.offset, length: p.length).read(fd: fd, into: target)
         }
     }
 

@@ -8,8 +8,10 @@ extension ChunkStore {
         try await storeNew(records: [(hash, 0..<bytes.readableBytes)], in: bytes).chunks == 1
     }
 
-    /// `storeNew(records:)` for records that lie in `body` (its readable bytes), copied from there
-    /// into the pack batch only.
+    /// Stores verified chunks that lie in `body` (ranges of its readable bytes), copied from
+    /// there into the pack batch only: the ones the index lacks are appended to the current
+    /// pack in one write and one `fdatasync`, then indexed in one transaction. Returns how
+    /// many were new, and their bytes.
     func storeNew(records: [(hash: String, range: Range<Int>)], in body: ByteBuffer) async throws -> (chunks: Int, bytes: Int64) {
         let known = try await index.locationsRenewing(records.map(\.hash))
         var queued = Set<String>()
@@ -20,28 +22,6 @@ extension ChunkStore {
             }
             return batch
         }
-        return try await append(new: batch)
-    }
-
-    /// Stores verified chunks: the ones the index lacks are appended to the current pack in
-    /// one write and one `fdatasync`, then indexed in one transaction. Returns how many were new.
-    func store(records: [(hash: String, bytes: ArraySlice<UInt8>)]) async throws -> Int {
-        try await storeNew(records: records).chunks
-    }
-
-    /// `store(records:)`, also returning the bytes of the chunks that were new.
-    func storeNew(records: [(hash: String, bytes: ArraySlice<UInt8>)]) async throws -> (chunks: Int, bytes: Int64) {
-        let known = try await index.locationsRenewing(records.map(\.hash))
-        var batch = PackBatch()
-        var queued = Set<String>()
-        for record in records where known[record.hash] == nil && queued.insert(record.hash).inserted {
-            record.bytes.withUnsafeBytes { batch.add(hash: record.hash, bytes: $0) }
-        }
-        return try await append(new: batch)
-    }
-
-    /// Appends and indexes `batch`; how many of its chunks, and bytes, were new.
-    private func append(new batch: PackBatch) async throws -> (chunks: Int, bytes: Int64) {
         guard !batch.isEmpty else { return (0, 0) }
         var new = (chunks: 0, bytes: Int64(0))
         for (isNew, record) in zip(try await append(batch), batch.records) where isNew {
