@@ -55,7 +55,7 @@ struct IndexMigrationTests {
         // A resent commit's answer never replaces a newer base the feed brought meanwhile.
         update.bases = [BaseRecord(path: "a", kind: .file, rev: 5, contentHash: "old", deleted: false)]
         update.settledCommits = ["two"]
-        try reopened.records.applyResent(folder: "docs", update)
+        _ = try reopened.records.applyResent(folder: "docs", update)
         #expect(try reopened.base.record(folder: "docs", path: "a")?.rev == 9)
         #expect(try reopened.outbox.contents(folder: "docs").commits.isEmpty)
     }

@@ -52,6 +52,7 @@ extension FolderEngine {
         let now = timers.clock.now
         // Committed as a move on the server when the old path was synced (else as new content).
         let moves = from.map { [path: $0] } ?? [:]
+        logger.trace("event", metadata: ["path": "\(path)", "flags": "\(f)", "from": "\(from ?? "")"])
         if event.isDirectory && (f.contains(.created) || f.contains(.movedTo)) {
             // Files may have landed in it before its watch existed: scan it.
             perform(settle.done(path))
@@ -63,7 +64,10 @@ extension FolderEngine {
             // The writer is done (or the file was renamed into place): act at once.
             perform(settle.done(path))
             // Unless it is a download of ours landing (recorded already).
-            if f.contains(.movedTo), from == nil, echoes.consume(path, current: { currentStat(path) }) { return }
+            if f.contains(.movedTo), from == nil, echoes.consume(path, current: { currentStat(path) }) {
+                logger.trace("event is a download's echo", metadata: ["path": "\(path)"])
+                return
+            }
             journal.add([path] + source, moves: moves)
         } else {
             if !f.isDisjoint(with: [.modified, .created, .attributes]) { perform(settle.written(path, at: now)) }

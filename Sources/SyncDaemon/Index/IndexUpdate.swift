@@ -14,11 +14,27 @@ struct IndexUpdate: Sendable {
     /// Commits whose outcome this update records (or that the server refused whole):
     /// their outbox rows go with it.
     var settledCommits: [String] = []
+    /// Paths whose records here hold only while the path's base is still the one a push was
+    /// prepared against (its rev; 0: none): what a preparation found unchanged, and what a
+    /// commit's reply adopts where the server did not apply a change because it held what
+    /// the change meant already. A download may have landed at the path since the push was
+    /// prepared, and its records must stay: the path's records here are then left out, and
+    /// the caller looks at the path again. (A change the server applied needs no such guard:
+    /// the server checked its base.)
+    var preparedOver: [String: Int64] = [:]
 
     func adding(local: LocalRecord) -> IndexUpdate {
         var copy = self
         copy.locals.append(local)
         return copy
+    }
+
+    /// Leaves out every record of `paths` (their `preparedOver` no longer holds).
+    mutating func leaveOut(_ paths: Set<String>) {
+        bases.removeAll { paths.contains($0.path) }
+        locals.removeAll { paths.contains($0.path) }
+        removedLocals.removeAll { paths.contains($0) }
+        for path in paths { preparedOver[path] = nil }
     }
 }
 

@@ -54,15 +54,16 @@ extension RecordStore {
 
     /// Records what the server did with a resent commit: each base unless the index
     /// already knows a newer revision of that path (the feed may have brought one
-    /// meanwhile); the commit leaves the outbox in the same transaction.
-    func applyResent(folder: String, _ update: IndexUpdate) throws {
+    /// meanwhile) and each adoption only over its prepared base (`IndexUpdate.preparedOver`);
+    /// the commit leaves the outbox in the same transaction. Returns the paths left out.
+    func applyResent(folder: String, _ update: IndexUpdate) throws -> Set<String> {
         try pool.write { db in
             var newer = update
             newer.bases = try update.bases.filter { b in
                 guard let rev = try base.rev(folder: folder, path: b.path, in: db) else { return true }
                 return rev < b.rev
             }
-            try apply(folder: folder, newer, in: db)
+            return try apply(folder: folder, newer, in: db)
         }
     }
 }

@@ -29,11 +29,19 @@ struct RecordStore: Sendable {
 
     /// Applies index changes outside a push (downloads, adopted revisions) in one transaction.
     func apply(folder: String, _ update: IndexUpdate) throws {
-        try pool.write { db in try apply(folder: folder, update, in: db) }
+        try pool.write { db in _ = try apply(folder: folder, update, in: db) }
     }
 
-    /// Writes `update` inside the caller's transaction.
-    func apply(folder: String, _ update: IndexUpdate, in db: Database) throws {
+    /// Writes `update` inside the caller's transaction. Returns the paths whose records were
+    /// left out: their base is no longer the one they were prepared over (`IndexUpdate.preparedOver`).
+    @discardableResult
+    func apply(folder: String, _ update: IndexUpdate, in db: Database) throws -> Set<String> {
+        var update = update
+        var outdated = Set<String>()
+        for (path, preparedRev) in update.preparedOver where try (base.rev(folder: folder, path: path, in: db) ?? 0) != preparedRev {
+            outdated.insert(path)
+        }
+        if !outdated.isEmpty { update.leaveOut(outdated) }
         for move in update.moves {
             try files.rename(folder: folder, from: move.from, to: move.to, in: db)
             try chunks.rename(folder: folder, from: move.from, to: move.to, in: db)
@@ -49,5 +57,6 @@ struct RecordStore: Sendable {
             try chunks.remove(folder: folder, under: path, in: db)
         }
         try base.put(folder: folder, update.bases, in: db)
+        return outdated
     }
 }

@@ -12,14 +12,23 @@ extension JournalStore {
     /// for the batch. Paths that became dirty meanwhile go back to pending and are returned.
     public func finish(folder: String, done: [String], update: IndexUpdateBox) throws -> Set<String> {
         try pool.write { db in
-            try RecordStore(pool: pool).apply(folder: folder, update.value, in: db)
+            let outdated = try RecordStore(pool: pool).apply(folder: folder, update.value, in: db)
+            // A path whose records were left out (a download landed since its push was prepared,
+            // `IndexUpdate.preparedOver`) is looked at again: its op runs once more, or it gets one.
+            let lookAgain = try db.cachedStatement(sql: """
+                INSERT INTO journal (folder_id, path, op, state, dirty, attempts, next_attempt_at, enqueued_at, move_from)
+                VALUES (?, ?, 'push', 'pending', 0, 0, ?, ?, NULL)
+                ON CONFLICT (folder_id, path) DO UPDATE SET dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END
+                """)
+            let now = Date().timeIntervalSince1970
+            for path in outdated { try lookAgain.execute(arguments: [folder, path, now, now]) }
             // A rerun pushes the path's state as it is then: the move (if any) is done.
             let rerun = try db.cachedStatement(sql: """
                 UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
                 WHERE folder_id = ? AND path = ? AND dirty = 1 RETURNING path
                 """)
             let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ? AND dirty = 0")
-            var again = Set<String>()
+            var again = outdated.subtracting(done)
             for path in done {
                 // Clean rows end here; dirty ones go back to pending for one more run.
                 try delete.execute(arguments: [folder, path])

@@ -241,6 +241,7 @@ struct BatchDownload: Sendable {
         var placed: [(entry: WireEntry, stat: FileStat)] = []
         for (file, base, local) in staged {
             guard recorded.contains(file.entry.path) else {
+                applier.logger.trace("batch download not recorded: planned again", metadata: ["path": "\(file.entry.path)"])
                 // A push recorded a newer revision of the path meanwhile: plan it again.
                 assembler.discard(file)
                 others.append(file.entry)
@@ -249,6 +250,9 @@ struct BatchDownload: Sendable {
             do {
                 if dropEchoes { echoes.expect(file.entry.path, stat: file.stat) }
                 placed.append((file.entry, try assembler.place(file)))
+                applier.logger.trace(
+                    "batch download placed",
+                    metadata: ["path": "\(file.entry.path)", "rev": "\(file.entry.rev)", "echo": "\(dropEchoes)"])
             } catch {
                 echoes.forget(file.entry.path)
                 assembler.discard(file)

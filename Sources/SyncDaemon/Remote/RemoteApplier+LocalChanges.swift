@@ -26,6 +26,7 @@ extension RemoteApplier {
         update.removedLocals.append(tombstone.path)
         update.locals.append(entry.localRecord(stat: moved))
         try index.records.apply(folder: folder, update)
+        logger.trace("remote move renamed locally", metadata: ["path": "\(entry.path)", "from": "\(tombstone.path)"])
         return true
     }
 

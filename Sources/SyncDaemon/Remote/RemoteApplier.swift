@@ -210,7 +210,14 @@ struct RemoteApplier: Sendable {
         let records = try index.records.read(folder: folder, paths: [path])
         let base = records.base[path]
         let (view, stat) = try materializer.inspect(path, record: records.local[path])
-        switch Planner.plan(local: view, base: base, remote: entry) {
+        let plan = Planner.plan(local: view, base: base, remote: entry)
+        logger.trace(
+            "remote entry planned",
+            metadata: [
+                "path": "\(path)", "rev": "\(entry.rev)", "deleted": "\(entry.deleted)", "hash": "\(entry.contentHash.prefix(12))",
+                "base_rev": "\(base.map { "\($0.rev)" } ?? "-")", "local": "\(view.contentHash?.prefix(12) ?? "-")", "plan": "\(plan)",
+            ])
+        switch plan {
         case .nothing:
             return
         case .adopt:

@@ -51,6 +51,7 @@ struct OutboxReplayer: Sendable {
                 guard let current = outcome.current else { continue }
                 if CommitReply.server(holds: current, as: change) {
                     update.bases.append(change.baseRecord(rev: current.rev))
+                    update.preparedOver[change.path] = change.baseRev
                 } else {
                     conflicts.append(current)
                 }

@@ -41,7 +41,9 @@ struct OutboxRound: Sendable {
                 failures[commit.id] = nil
             case .answered(let update, let conflicts):
                 do {
-                    try index.records.applyResent(folder: folder, update)
+                    let outdated = try index.records.applyResent(folder: folder, update)
+                    // A download landed there since: looked at again (as `JournalStore.finish` does).
+                    if !outdated.isEmpty { _ = try index.journal.enqueue(folder: folder, requests: [JournalRequest(paths: outdated.sorted())]) }
                 } catch {
                     logger.error("cannot record a resent commit", metadata: ["folder": "\(folder)", "error": "\(error)"])
                     return (false, nil)

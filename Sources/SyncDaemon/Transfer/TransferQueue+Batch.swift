@@ -168,6 +168,7 @@ extension TransferQueue {
             result.settle(op.path, .unstable)
         }
         let finished = result.finished
+        traceOutcome(result)
         do {
             let again = try index.journal.finish(folder: folder, done: Array(finished.keys), update: IndexUpdateBox(result.update))
             changesCommitted += result.update.bases.count
@@ -204,5 +205,22 @@ extension TransferQueue {
             }
             for path in paths { waiters.resolve(path, with: .failed(notRecorded)) }
         }
+    }
+
+    /// Each path's fate and what the index records of the batch (trace level: a sync's story).
+    private func traceOutcome(_ result: PushBatchResult) {
+        guard logger.logLevel <= .trace else { return }
+        for (path, fate) in result.fates { logger.trace("push fate", metadata: ["path": "\(path)", "fate": "\(fate)"]) }
+        let update = result.update
+        for base in update.bases {
+            logger.trace(
+                "push records base",
+                metadata: [
+                    "path": "\(base.path)", "rev": "\(base.rev)", "deleted": "\(base.deleted)",
+                    "hash": "\(base.contentHash.prefix(12))",
+                ])
+        }
+        for path in update.removedLocals { logger.trace("push removes local", metadata: ["path": "\(path)"]) }
+        for move in update.moves { logger.trace("push records move", metadata: ["path": "\(move.to)", "from": "\(move.from)"]) }
     }
 }

@@ -111,14 +111,18 @@ extension Uploader {
             let current = outcome.current
             // The server already holds exactly this (e.g. our earlier commit landed
             // just before a crash): not a conflict, just adopt its revision.
+            // Either only over the base the change was prepared against: a download may have
+            // landed at the path since (its records stay, and the path is looked at again).
             if let current, CommitReply.server(holds: current, as: change) {
                 record(change, rev: current.rev, local: prepared.local, into: &result)
+                if change.moveFrom == nil { result.update.preparedOver[change.path] = change.baseRev }
                 if result.outcome(of: owner) == nil { result.finish(owner, .unchanged) }
                 return
             }
             if change.deleted && current == nil {
                 // Deleting something the server never had: nothing to do.
                 result.update.removedLocals.append(change.path)
+                result.update.preparedOver[change.path] = change.baseRev
                 if result.outcome(of: owner) == nil { result.finish(owner, .unchanged) }
                 return
             }

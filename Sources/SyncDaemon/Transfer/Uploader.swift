@@ -71,6 +71,8 @@ struct Uploader: Sendable {
             case .unchanged(let local, let removeUnder):
                 if let local { staged.result.update.locals.append(local) }
                 if let removeUnder { staged.result.update.removedLocals.append(removeUnder) }
+                // Written when the batch is recorded: only if no download landed here meanwhile.
+                if local != nil || removeUnder == path { staged.result.update.preparedOver[path] = records.base[path]?.rev ?? 0 }
                 staged.result.finish(path, .unchanged)
             case .unstable: staged.result.settle(path, .unstable)
             case .failed(let error): staged.result.settle(path, .failed(error))
@@ -165,6 +167,7 @@ struct Uploader: Sendable {
             meeting = Set(deleting).intersection(patient)
         }
         for path in meeting {
+            logger.trace("push waits for a download landing", metadata: ["path": "\(path)"])
             staged.changes[path] = nil
             staged.result.settle(path, .landing)
         }

@@ -15,7 +15,9 @@ struct ConvergenceRun {
         let rig = try await TwoDevices.start(
             "converge-\(workload.seed)",
             // The delete-wave guard would (rightly) hold this workload's deletes for approval.
-            extraFolderConfig: "max_delete_fraction = 1.0")
+            extraFolderConfig: "max_delete_fraction = 1.0",
+            // Each path's story is in the daemons' logs, kept with a failure's state.
+            logLevel: "trace")
         var keepState = false
         defer {
             if keepState {
@@ -107,11 +109,15 @@ struct ConvergenceRun {
         if !snapshot.errors.isEmpty { print("convergence: note, path errors at quiescence: \(snapshot.errors)") }
         guard problems.isEmpty else {
             keepState = true
-            print(Self.report(workload: workload, runs: runs, snapshot: snapshot, problems: problems, rig: rig))
+            let report = Self.report(workload: workload, runs: runs, snapshot: snapshot, problems: problems, rig: rig)
+            print(report)
+            // Also beside the state: a CI log may keep only its tail.
+            let reportPath = rig.tmp.path + "/report.txt"
+            do { try writeFile(reportPath, report) } catch { print("convergence: cannot write \(reportPath): \(error)") }
             Issue.record(Comment(rawValue:
                 "\(summary)\n\(problems.joined(separator: "\n"))\nReplay: SYNCD_CONVERGENCE_SEEDS=\(workload.seed) "
-                    + "SYNCD_CONVERGENCE_OPS=\(workload.opsPerDevice); full report (op log, trees, logs) printed above; "
-                    + "state kept in \(rig.tmp.path)"))
+                    + "SYNCD_CONVERGENCE_OPS=\(workload.opsPerDevice); full report (op log, trees, logs) printed above "
+                    + "and in \(reportPath); state kept in \(rig.tmp.path)"))
             return
         }
     }

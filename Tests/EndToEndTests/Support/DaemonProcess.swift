@@ -12,10 +12,11 @@ final class DaemonProcess: @unchecked Sendable {
     private var process: Process?
 
     /// `extraServerConfig`: more keys of the `[server]` table (e.g. `ca_file`); `extraDaemonConfig`
-    /// of the `[daemon]` table (e.g. `metrics_listen`).
+    /// of the `[daemon]` table (e.g. `metrics_listen`). `logLevel` "trace" logs each path's
+    /// story (events, plans, push fates), kept in `syncd.log` with a failed test's state.
     init(
         dir: String, folderID: String, serverURL: String, credential: String, extraFolderConfig: String = "",
-        extraServerConfig: String = "", extraDaemonConfig: String = ""
+        extraServerConfig: String = "", extraDaemonConfig: String = "", logLevel: String = "debug"
     ) throws {
         self.dir = dir
         self.folderID = folderID
@@ -30,7 +31,7 @@ final class DaemonProcess: @unchecked Sendable {
             [daemon]
             state_dir = "\(dir)/state"
             control_socket = "\(socketPath)"
-            log_level = "debug"
+            log_level = "\(logLevel)"
             \(extraDaemonConfig)
             [server]
             url = "\(serverURL)"

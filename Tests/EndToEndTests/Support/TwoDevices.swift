@@ -13,7 +13,7 @@ struct TwoDevices {
     /// `prepare` runs before anything starts (e.g. mounts a small disk under a data
     /// dir or a folder): the server, then alpha and beta, as made but not running.
     static func start(
-        _ label: String, extraFolderConfig: String = "",
+        _ label: String, extraFolderConfig: String = "", logLevel: String = "debug",
         prepare: (ServerProcess) throws -> Void = { _ in }, prepareDevices: (DaemonProcess, DaemonProcess) throws -> Void = { _, _ in }
     ) async throws -> TwoDevices {
         let tmp = try TemporaryDirectory(label)
@@ -24,10 +24,10 @@ struct TwoDevices {
         try await server.start()
         let a = try DaemonProcess(
             dir: try tmp.sub("alpha"), folderID: "docs", serverURL: server.url, credential: credA,
-            extraFolderConfig: extraFolderConfig)
+            extraFolderConfig: extraFolderConfig, logLevel: logLevel)
         let b = try DaemonProcess(
             dir: try tmp.sub("beta"), folderID: "docs", serverURL: server.url, credential: credB,
-            extraFolderConfig: extraFolderConfig)
+            extraFolderConfig: extraFolderConfig, logLevel: logLevel)
         try prepareDevices(a, b)
         try await a.start()
         try await b.start()

@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import SyncClient
+import SyncCore
+import Testing
+import TestSupport
+
+@testable import SyncDaemon
+
+/// This device deletes a file while another device's newer version of it is on its way here,
+/// and that device then deletes it too. The tombstone prepared here meets the other's delete
+/// on the server, whose reply is adopted (the server holds what it meant). The download
+/// lands between the preparation and that reply: its records must stay (the server's later
+/// delete then removes the file here as usual), not be replaced by the adoption, which left
+/// the file on disk with no record and nothing to look at it again (convergence seed 111).
+/// A real server; this device's uploader runs in this process.
+@Suite(.timeLimit(.minutes(2)))
+struct AdoptionOverLandingTests {
+    @Test func anAdoptedDeleteLeavesADownloadThatLandedSinceToBeLookedAtAgain() async throws {
+        let tmp = try TemporaryDirectory("adoption-landing")
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        defer {
+            server.stop()
+            tmp.remove()
+        }
+        let alphaCredential = try server.provision(folder: "docs", device: "alpha")
+        let betaCredential = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+        try await server.start()
+        let folder = try tmp.sub("folder")
+        let index = try IndexStore(path: try tmp.sub("state") + "/index.sqlite")
+        let logger = Logger(label: "adoption-landing-test")
+        let uploader = Uploader(
+            folder: "docs", index: index, remote: server.client(credential: alphaCredential),
+            preparer: Preparer(folder: FolderRoot(folder)), progress: TransferProgress(), openWrites: OpenWrites(),
+            maxConcurrent: 2, logger: logger)
+
+        // 1. Alpha pushes `notes` (rev 1).
+        try writeFile(folder + "/notes", "alpha's first version")
+        let first = try await Self.pushed(["notes"], uploader: uploader, index: index)
+        let r1 = try #require(first.update.bases.first?.rev)
+        // 2. Beta writes its version over it (rev 2), then deletes it (rev 3).
+        let beta = server.client(credential: betaCredential)
+        let bytes = Array("beta's version, a little longer".utf8)
+        let hash = Hashing.sha256Hex(bytes)
+        try await beta.putChunk(folder: "docs", hash: hash, bytes: bytes)
+        let written = try await beta.commit(folder: "docs", changes: [
+            CommitChange(
+                path: "notes", baseRev: r1, kind: .file, size: Int64(bytes.count), mtimeNs: 1, mode: 0o644, chunks: [hash],
+                contentHash: Hashing.contentHash(chunks: [hash]), deleted: false)
+        ])
+        let r2 = try #require(written.results.first?.rev)
+        _ = try await beta.commit(folder: "docs", changes: [
+            CommitChange(
+                path: "notes", baseRev: r2, kind: .file, size: 0, mtimeNs: 0, mode: 0, chunks: [],
+                contentHash: Hashing.contentHash(chunks: [hash]), deleted: true)
+        ])
+        // 3. Alpha deletes its `notes` and prepares the tombstone (over rev 1).
+        try FileManager.default.removeItem(atPath: folder + "/notes")
+        try index.journal.enqueue(folder: "docs", paths: ["notes"])
+        let ops = try index.journal.claim(folder: "docs", limit: 10)
+        let staged = await uploader.stage(ops)
+        #expect(staged.changes["notes"]?.first?.change.baseRev == r1, "no tombstone over rev 1 was prepared: nothing is tested")
+        // 4. Beta's rev 2 lands here, as a batch download does it: records, rename, landed.
+        let arriving = try #require(try await beta.history(folder: "docs", path: "notes").first { $0.rev == r2 })
+        try writeFile(folder + "/notes", bytes)
+        guard case .found(let stat) = FolderRoot(folder).lstat("notes") else { throw TestFailure("notes is not there") }
+        var landed = IndexUpdate()
+        landed.bases = [arriving.baseRecord]
+        landed.locals = [arriving.localRecord(stat: stat)]
+        try index.records.apply(folder: "docs", landed)
+        // 5. The tombstone meets beta's delete on the server; the reply is recorded.
+        let result = await uploader.commit(staged, mayDelete: { _ in true })
+        #expect(result.update.preparedOver["notes"] == r1, "the server's delete was not adopted: nothing is tested")
+        let again = try index.journal.finish(folder: "docs", done: ops.map(\.path), update: IndexUpdateBox(result.update))
+
+        #expect(again == ["notes"], "the path is not looked at again")
+        let records = try index.records.read(folder: "docs", paths: ["notes"])
+        #expect(records.base["notes"]?.rev == r2, "the download's base was replaced: \(String(describing: records.base["notes"]))")
+        #expect(records.local["notes"]?.contentHash == arriving.contentHash, "the download's local record was dropped")
+        #expect(FileManager.default.fileExists(atPath: folder + "/notes"))
+    }
+
+    /// Enqueues, claims and pushes `paths`, and records the outcome.
+    static func pushed(_ paths: [String], uploader: Uploader, index: IndexStore) async throws -> PushBatchResult {
+        try index.journal.enqueue(folder: "docs", paths: paths)
+        let ops = try index.journal.claim(folder: "docs", limit: 100)
+        let result = await uploader.push(ops)
+        _ = try index.journal.finish(folder: "docs", done: ops.map(\.path), update: IndexUpdateBox(result.update))
+        return result
+    }
+}
