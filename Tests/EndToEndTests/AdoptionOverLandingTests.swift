@@ -10,9 +10,10 @@ import TestSupport
 /// This device deletes a file while another device's newer version of it is on its way here,
 /// and that device then deletes it too. The tombstone prepared here meets the other's delete
 /// on the server, whose reply is adopted (the server holds what it meant). The download
-/// lands between the preparation and that reply: its records must stay (the server's later
-/// delete then removes the file here as usual), not be replaced by the adoption, which left
-/// the file on disk with no record and nothing to look at it again (convergence seed 111).
+/// lands between the preparation and that reply: its records must stay and the path be
+/// journaled again (so the server's delete, the next feed entry there, is planned against
+/// them), not be replaced by the adoption, which left the file on disk with no record and
+/// nothing to look at it again (convergence seed 111).
 /// A real server; this device's uploader runs in this process.
 @Suite(.timeLimit(.minutes(2)))
 struct AdoptionOverLandingTests {

@@ -80,6 +80,31 @@ struct AdoptionGuardTests {
         #expect(try index.journal.claim(folder: "f", limit: 10).map(\.path) == ["notes"])
     }
 
+    /// The feed recorded the revision the update records already: nothing to look at again.
+    @Test func anUpdateWhoseRevisionIsRecordedAlreadyHolds() throws {
+        let (index, tmp) = try Self.store(base: BaseRecord(path: "notes", kind: .file, rev: 78, contentHash: "h-old", deleted: true))
+        defer { tmp.remove() }
+        try index.journal.enqueue(folder: "f", paths: ["notes"])
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        let again = try index.journal.finish(folder: "f", done: ["notes"], update: IndexUpdateBox(Self.adoptedDelete))
+        #expect(again.isEmpty)
+        #expect(try index.journal.pendingCount(folder: "f") == 0)
+    }
+
+    /// A change the server applied (rev 12, over rev 11) whose reply came late, after a
+    /// download of a later revision (58) landed: the download's records stay.
+    @Test func anAppliedChangeRecordedAfterALaterDownloadIsLeftOut() throws {
+        let (index, tmp) = try Self.store(base: Self.downloaded)
+        defer { tmp.remove() }
+        var applied = IndexUpdate()
+        applied.bases = [BaseRecord(path: "notes", kind: .file, rev: 12, contentHash: "h-old", deleted: true)]
+        applied.removedLocals = ["notes"]
+        applied.preparedOver = ["notes": Self.prepared.rev]
+        let again = try index.journal.finish(folder: "f", done: [], update: IndexUpdateBox(applied))
+        #expect(again == ["notes"])
+        #expect(try index.base.record(folder: "f", path: "notes") == Self.downloaded)
+    }
+
     /// A resent commit's answer (after a lost reply or a restart) holds to the same rule.
     @Test func aResentCommitsAdoptionHoldsOnlyOverItsPreparedBase() throws {
         let (index, tmp) = try Self.store(base: Self.downloaded)

@@ -105,6 +105,16 @@ struct LandingDownloadPushTests {
         #expect(again.changes["d"]?.map(\.change.path) == ["d"])
     }
 
+    /// What a preparation finds unchanged is recorded only over the base it read.
+    @Test func anUnchangedPreparationIsRecordedOnlyOverTheBaseItRead() async throws {
+        let rig = try Rig()
+        defer { rig.tmp.remove() }
+        let staged = await rig.uploader.stage([JournalOp(path: "never-there", attempts: 0)])
+        #expect(staged.result.fates["never-there"] == .done(.unchanged))
+        #expect(staged.result.update.removedLocals == ["never-there"])
+        #expect(staged.result.update.preparedOver == ["never-there": 0])
+    }
+
     @Test func aDeletedFileOfNoDownloadIsStillPushed() async throws {
         let rig = try Rig()
         defer { rig.tmp.remove() }

@@ -15,12 +15,12 @@ struct IndexUpdate: Sendable {
     /// their outbox rows go with it.
     var settledCommits: [String] = []
     /// Paths whose records here hold only while the path's base is still the one a push was
-    /// prepared against (its rev; 0: none): what a preparation found unchanged, and what a
-    /// commit's reply adopts where the server did not apply a change because it held what
-    /// the change meant already. A download may have landed at the path since the push was
-    /// prepared, and its records must stay: the path's records here are then left out, and
-    /// the caller looks at the path again. (A change the server applied needs no such guard:
-    /// the server checked its base.)
+    /// prepared against (its rev; 0: none) or already the one recorded here: what a
+    /// preparation found unchanged, what a commit's reply says the server applied, and what
+    /// it adopts where the server held what the change meant already. A download may have
+    /// landed at the path since the push was prepared (or while a lost reply was retried),
+    /// and its records must stay: the path's records here are then left out, and the caller
+    /// looks at the path again.
     var preparedOver: [String: Int64] = [:]
 
     func adding(local: LocalRecord) -> IndexUpdate {

@@ -38,8 +38,12 @@ struct RecordStore: Sendable {
     func apply(folder: String, _ update: IndexUpdate, in db: Database) throws -> Set<String> {
         var update = update
         var outdated = Set<String>()
-        for (path, preparedRev) in update.preparedOver where try (base.rev(folder: folder, path: path, in: db) ?? 0) != preparedRev {
-            outdated.insert(path)
+        if !update.preparedOver.isEmpty {
+            let recording = Dictionary(update.bases.map { ($0.path, $0.rev) }, uniquingKeysWith: { _, last in last })
+            for (path, preparedRev) in update.preparedOver {
+                let current = try base.rev(folder: folder, path: path, in: db) ?? 0
+                if current != preparedRev && current != recording[path] { outdated.insert(path) }
+            }
         }
         if !outdated.isEmpty { update.leaveOut(outdated) }
         for move in update.moves {

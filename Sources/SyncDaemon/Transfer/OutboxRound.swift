@@ -40,13 +40,21 @@ struct OutboxRound: Sendable {
                 do { try index.outbox.drop(folder: folder, ids: [commit.id]) } catch { return (false, answer) }
                 failures[commit.id] = nil
             case .answered(let update, let conflicts):
+                let outdated: Set<String>
                 do {
-                    let outdated = try index.records.applyResent(folder: folder, update)
-                    // A download landed there since: looked at again (as `JournalStore.finish` does).
-                    if !outdated.isEmpty { _ = try index.journal.enqueue(folder: folder, requests: [JournalRequest(paths: outdated.sorted())]) }
+                    outdated = try index.records.applyResent(folder: folder, update)
                 } catch {
                     logger.error("cannot record a resent commit", metadata: ["folder": "\(folder)", "error": "\(error)"])
                     return (false, nil)
+                }
+                // A download landed there since: looked at again (as `JournalStore.finish` does).
+                // Not journaled (a full disk): the download's records stand, and agree with the disk.
+                do {
+                    if !outdated.isEmpty { _ = try index.journal.enqueue(folder: folder, requests: [JournalRequest(paths: outdated.sorted())]) }
+                } catch {
+                    logger.error(
+                        "cannot journal paths a resent commit left to look at again",
+                        metadata: ["folder": "\(folder)", "paths": "\(outdated.sorted())", "error": "\(error)"])
                 }
                 logger.info(
                     "recorded a commit sent before a restart or a lost reply",

@@ -175,6 +175,8 @@ extension TransferQueue {
             // Waiters of this run get its outcome; those who came during it wait for the rerun (`again`).
             for (path, outcome) in finished { waiters.resolve(path, with: outcome) }
             if !again.isEmpty { logger.debug("rerunning paths changed during push", metadata: ["count": "\(again.count)"]) }
+            // (Also those whose records were left out: a download landed since they were prepared.)
+            for path in again { logger.trace("looked at again after the push", metadata: ["path": "\(path)"]) }
             let record = try BatchRecord.writeUnfinished(result, ops: ops, folder: folder, index: index, backoff: backoff)
             for (path, error) in record.failed { waiters.resolve(path, with: .failed(error)) }
             for path in record.nextRun { waiters.promoteNextRun(path) }

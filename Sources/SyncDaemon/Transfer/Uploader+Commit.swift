@@ -100,6 +100,9 @@ extension Uploader {
         switch outcome.status {
         case .ok:
             record(change, rev: outcome.rev, local: prepared.local, into: &result)
+            // The server checked the base when it applied the change, not now: a reply lost and
+            // retried for seconds may come after a download of a later revision landed here.
+            if change.moveFrom == nil { result.update.preparedOver[change.path] = change.baseRev }
             if change.kind == .file && !change.deleted {
                 metrics.fileUploaded()
                 progress.tally.uploaded(path: change.path, bytes: change.size)
@@ -111,8 +114,7 @@ extension Uploader {
             let current = outcome.current
             // The server already holds exactly this (e.g. our earlier commit landed
             // just before a crash): not a conflict, just adopt its revision.
-            // Either only over the base the change was prepared against: a download may have
-            // landed at the path since (its records stay, and the path is looked at again).
+            // Either only over the base the change was prepared against (`IndexUpdate.preparedOver`).
             if let current, CommitReply.server(holds: current, as: change) {
                 record(change, rev: current.rev, local: prepared.local, into: &result)
                 if change.moveFrom == nil { result.update.preparedOver[change.path] = change.baseRev }
