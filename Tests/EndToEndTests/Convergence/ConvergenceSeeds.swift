@@ -19,6 +19,10 @@ enum ConvergenceSeeds {
     ///   made again and renamed reported new entries under its old path (59).
     /// - Bug 5, fixed: a write right after a download was recorded as the downloaded
     ///   content (the post-rename stat is used only when it still matches the staged file).
+    /// - Bug 6, fixed (2026-11-26): CI seed 111 failed 2 CI runs and 1 of 10 local runs under
+    ///   load: a delete's push, answered with the server's own tombstone (the other device had
+    ///   moved the file away), was recorded over a download of that file that landed meanwhile,
+    ///   leaving the file with no record (`AdoptionOverLandingTests`; 24 of 24 runs passed after).
     /// - Bug 3, NOT fixed: a directory moved away and re-created by a download before its
     ///   push ran: tombstones for its other children are never sent (38; some runs of 40, 93).
     /// After those fixes, on 2026-11-22, of all 25 known and CI seeds only 38 (bug 3) and 2
