@@ -81,6 +81,63 @@ struct AdoptionOverLandingTests {
         #expect(FileManager.default.fileExists(atPath: folder + "/notes"))
     }
 
+    /// This device creates a file at a path another device created and deleted; the feed
+    /// brings that tombstone between the preparation and the commit, which the server applies
+    /// over it. The commit is recorded: left out, the device's later delete of its file was
+    /// never sent (found by kill -9 seed 2732368668, while the guard above was too strict).
+    @Test func aCommitOverATombstoneTheFeedBroughtMeanwhileIsRecorded() async throws {
+        let tmp = try TemporaryDirectory("applied-over-tombstone")
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        defer {
+            server.stop()
+            tmp.remove()
+        }
+        let alphaCredential = try server.provision(folder: "docs", device: "alpha")
+        let betaCredential = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+        try await server.start()
+        let folder = try tmp.sub("folder")
+        let index = try IndexStore(path: try tmp.sub("state") + "/index.sqlite")
+        let uploader = Uploader(
+            folder: "docs", index: index, remote: server.client(credential: alphaCredential),
+            preparer: Preparer(folder: FolderRoot(folder)), progress: TransferProgress(), openWrites: OpenWrites(),
+            maxConcurrent: 2, logger: Logger(label: "applied-over-tombstone-test"))
+        // Beta creates `b.txt` and deletes it.
+        let beta = server.client(credential: betaCredential)
+        let bytes = Array("beta's short-lived file".utf8)
+        let hash = Hashing.sha256Hex(bytes)
+        try await beta.putChunk(folder: "docs", hash: hash, bytes: bytes)
+        let created = try await beta.commit(folder: "docs", changes: [
+            CommitChange(
+                path: "b.txt", baseRev: 0, kind: .file, size: Int64(bytes.count), mtimeNs: 1, mode: 0o644, chunks: [hash],
+                contentHash: Hashing.contentHash(chunks: [hash]), deleted: false)
+        ])
+        let deleted = try await beta.commit(folder: "docs", changes: [
+            CommitChange(
+                path: "b.txt", baseRev: try #require(created.results.first?.rev), kind: .file, size: 0, mtimeNs: 0, mode: 0,
+                chunks: [], contentHash: Hashing.contentHash(chunks: [hash]), deleted: true)
+        ])
+        let tombstone = try #require(try await beta.history(folder: "docs", path: "b.txt").first { $0.rev == deleted.results.first?.rev })
+        // Alpha writes its own `b.txt` and prepares it (no base here yet).
+        try writeFile(folder + "/b.txt", "alpha's file")
+        try index.journal.enqueue(folder: "docs", paths: ["b.txt"])
+        let ops = try index.journal.claim(folder: "docs", limit: 10)
+        let staged = await uploader.stage(ops)
+        #expect(staged.changes["b.txt"]?.first?.change.baseRev == 0, "not prepared as a new file: nothing is tested")
+        // The feed adopts beta's tombstone meanwhile.
+        var adopted = IndexUpdate()
+        adopted.bases = [tombstone.baseRecord]
+        try index.records.apply(folder: "docs", adopted)
+        let result = await uploader.commit(staged, mayDelete: { _ in true })
+        guard case .done(.committed(let rev)) = result.fates["b.txt"] else {
+            Issue.record("the server did not apply the new file over the tombstone: \(String(describing: result.fates["b.txt"]))")
+            return
+        }
+        let again = try index.journal.finish(folder: "docs", done: ops.map(\.path), update: IndexUpdateBox(result.update))
+        #expect(again.isEmpty)
+        #expect(try index.base.record(folder: "docs", path: "b.txt")?.rev == rev, "the commit was not recorded")
+        #expect(try index.records.read(folder: "docs", paths: ["b.txt"]).local["b.txt"] != nil)
+    }
+
     /// Enqueues, claims and pushes `paths`, and records the outcome.
     static func pushed(_ paths: [String], uploader: Uploader, index: IndexStore) async throws -> PushBatchResult {
         try index.journal.enqueue(folder: "docs", paths: paths)

@@ -99,10 +99,27 @@ struct AdoptionGuardTests {
         var applied = IndexUpdate()
         applied.bases = [BaseRecord(path: "notes", kind: .file, rev: 12, contentHash: "h-old", deleted: true)]
         applied.removedLocals = ["notes"]
-        applied.preparedOver = ["notes": Self.prepared.rev]
+        applied.notOverNewer = ["notes"]
         let again = try index.journal.finish(folder: "f", done: [], update: IndexUpdateBox(applied))
         #expect(again == ["notes"])
         #expect(try index.base.record(folder: "f", path: "notes") == Self.downloaded)
+    }
+
+    /// A new file the server applied (rev 75, over no base) whose reply is recorded after the
+    /// feed adopted an older tombstone of the path (rev 68, another device's delete, which
+    /// the server took the new file over): the commit is recorded. Left out, the device's
+    /// later delete of the file was never sent (found by kill -9 seed 2732368668).
+    @Test func anAppliedChangeRecordedOverAnOlderTombstoneIsRecorded() throws {
+        let (index, tmp) = try Self.store(base: BaseRecord(path: "b.txt", kind: .file, rev: 68, contentHash: "h-x", deleted: true))
+        defer { tmp.remove() }
+        try index.journal.enqueue(folder: "f", paths: ["b.txt"])
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        var applied = IndexUpdate()
+        applied.bases = [BaseRecord(path: "b.txt", kind: .file, rev: 75, contentHash: "h-b", deleted: false, mode: 0o644)]
+        applied.notOverNewer = ["b.txt"]
+        let again = try index.journal.finish(folder: "f", done: ["b.txt"], update: IndexUpdateBox(applied))
+        #expect(again.isEmpty)
+        #expect(try index.base.record(folder: "f", path: "b.txt")?.rev == 75)
     }
 
     /// A resent commit's answer (after a lost reply or a restart) holds to the same rule.

@@ -16,12 +16,17 @@ struct IndexUpdate: Sendable {
     var settledCommits: [String] = []
     /// Paths whose records here hold only while the path's base is still the one a push was
     /// prepared against (its rev; 0: none) or already the one recorded here: what a
-    /// preparation found unchanged, what a commit's reply says the server applied, and what
-    /// it adopts where the server held what the change meant already. A download may have
-    /// landed at the path since the push was prepared (or while a lost reply was retried),
-    /// and its records must stay: the path's records here are then left out, and the caller
-    /// looks at the path again.
+    /// preparation found unchanged, and what a commit's reply adopts where the server did not
+    /// apply a change because it held what the change meant already. A download may have
+    /// landed at the path since the push was prepared, and its records must stay: the path's
+    /// records here are then left out, and the caller looks at the path again.
     var preparedOver: [String: Int64] = [:]
+    /// Paths whose records here (a change the server applied, recorded from its reply) are
+    /// left out, the same way, only where the index holds a newer revision of the path: a
+    /// reply lost and retried for seconds may come after a download of a later revision
+    /// landed. An older one recorded meanwhile (a tombstone the feed brought, which the server
+    /// took the change over) is replaced as usual: the server applied this change after it.
+    var notOverNewer: Set<String> = []
 
     func adding(local: LocalRecord) -> IndexUpdate {
         var copy = self
@@ -35,6 +40,7 @@ struct IndexUpdate: Sendable {
         locals.removeAll { paths.contains($0.path) }
         removedLocals.removeAll { paths.contains($0) }
         for path in paths { preparedOver[path] = nil }
+        notOverNewer.subtract(paths)
     }
 }
 

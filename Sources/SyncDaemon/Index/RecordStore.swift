@@ -33,16 +33,21 @@ struct RecordStore: Sendable {
     }
 
     /// Writes `update` inside the caller's transaction. Returns the paths whose records were
-    /// left out: their base is no longer the one they were prepared over (`IndexUpdate.preparedOver`).
+    /// left out: their base is no longer the one they were prepared over, or is newer than the
+    /// one recorded (`IndexUpdate.preparedOver`, `notOverNewer`).
     @discardableResult
     func apply(folder: String, _ update: IndexUpdate, in db: Database) throws -> Set<String> {
         var update = update
         var outdated = Set<String>()
-        if !update.preparedOver.isEmpty {
+        if !update.preparedOver.isEmpty || !update.notOverNewer.isEmpty {
             let recording = Dictionary(update.bases.map { ($0.path, $0.rev) }, uniquingKeysWith: { _, last in last })
             for (path, preparedRev) in update.preparedOver {
                 let current = try base.rev(folder: folder, path: path, in: db) ?? 0
                 if current != preparedRev && current != recording[path] { outdated.insert(path) }
+            }
+            for path in update.notOverNewer {
+                guard let recorded = recording[path], let current = try base.rev(folder: folder, path: path, in: db) else { continue }
+                if current > recorded { outdated.insert(path) }
             }
         }
         if !outdated.isEmpty { update.leaveOut(outdated) }

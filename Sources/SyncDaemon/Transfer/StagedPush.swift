@@ -39,6 +39,7 @@ struct StagedPush: Sendable {
         result.update.locals.removeAll { stale.contains($0.path) }
         result.update.removedLocals.removeAll { stale.contains($0) }
         for path in stale { result.update.preparedOver[path] = nil }
+        result.update.notOverNewer.subtract(stale)
     }
 
     /// The ops sending a tombstone for a path a download is landing at. A download records a

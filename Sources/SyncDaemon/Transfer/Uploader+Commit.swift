@@ -102,7 +102,7 @@ extension Uploader {
             record(change, rev: outcome.rev, local: prepared.local, into: &result)
             // The server checked the base when it applied the change, not now: a reply lost and
             // retried for seconds may come after a download of a later revision landed here.
-            if change.moveFrom == nil { result.update.preparedOver[change.path] = change.baseRev }
+            if change.moveFrom == nil { result.update.notOverNewer.insert(change.path) }
             if change.kind == .file && !change.deleted {
                 metrics.fileUploaded()
                 progress.tally.uploaded(path: change.path, bytes: change.size)
