@@ -122,6 +122,17 @@ struct AdoptionGuardTests {
         #expect(try index.base.record(folder: "f", path: "b.txt")?.rev == 75)
     }
 
+    /// A resent commit's adoption of the revision the feed recorded already: nothing to do.
+    @Test func aResentCommitsAdoptionOfARevisionRecordedAlreadyHolds() throws {
+        let recorded = BaseRecord(path: "notes", kind: .file, rev: 78, contentHash: "h-old", deleted: true)
+        let (index, tmp) = try Self.store(base: recorded)
+        defer { tmp.remove() }
+        var update = Self.adoptedDelete
+        update.removedLocals = []
+        #expect(try index.records.applyResent(folder: "f", update).isEmpty)
+        #expect(try index.base.record(folder: "f", path: "notes") == recorded)
+    }
+
     /// A resent commit's answer (after a lost reply or a restart) holds to the same rule.
     @Test func aResentCommitsAdoptionHoldsOnlyOverItsPreparedBase() throws {
         let (index, tmp) = try Self.store(base: Self.downloaded)

@@ -63,6 +63,9 @@ extension RecordStore {
                 guard let rev = try base.rev(folder: folder, path: b.path, in: db) else { return true }
                 return rev < b.rev
             }
+            // A base left out here is known already, or a newer one is: its adoption is moot.
+            let known = Set(update.bases.map(\.path)).subtracting(newer.bases.map(\.path))
+            for path in known { newer.preparedOver[path] = nil }
             return try apply(folder: folder, newer, in: db)
         }
     }
