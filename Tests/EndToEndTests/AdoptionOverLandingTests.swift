@@ -17,30 +17,48 @@ import TestSupport
 /// A real server; this device's uploader runs in this process.
 @Suite(.timeLimit(.minutes(2)))
 struct AdoptionOverLandingTests {
-    @Test func anAdoptedDeleteLeavesADownloadThatLandedSinceToBeLookedAtAgain() async throws {
-        let tmp = try TemporaryDirectory("adoption-landing")
-        let server = try ServerProcess(dir: try tmp.sub("server"))
-        defer {
+    /// A real server with devices alpha and beta; alpha's index, folder and uploader here.
+    struct Rig {
+        let tmp: TemporaryDirectory
+        let server: ServerProcess
+        let folder: String
+        let index: IndexStore
+        let uploader: Uploader
+        let beta: RemoteClient
+
+        static func start(_ label: String) async throws -> Rig {
+            let tmp = try TemporaryDirectory(label)
+            let server = try ServerProcess(dir: try tmp.sub("server"))
+            let alphaCredential = try server.provision(folder: "docs", device: "alpha")
+            let betaCredential = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+            try await server.start()
+            let folder = try tmp.sub("folder")
+            let index = try IndexStore(path: try tmp.sub("state") + "/index.sqlite")
+            let uploader = Uploader(
+                folder: "docs", index: index, remote: server.client(credential: alphaCredential),
+                preparer: Preparer(folder: FolderRoot(folder)), progress: TransferProgress(), openWrites: OpenWrites(),
+                maxConcurrent: 2, logger: Logger(label: label))
+            return Rig(
+                tmp: tmp, server: server, folder: folder, index: index, uploader: uploader,
+                beta: server.client(credential: betaCredential))
+        }
+
+        func stop() {
             server.stop()
             tmp.remove()
         }
-        let alphaCredential = try server.provision(folder: "docs", device: "alpha")
-        let betaCredential = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
-        try await server.start()
-        let folder = try tmp.sub("folder")
-        let index = try IndexStore(path: try tmp.sub("state") + "/index.sqlite")
-        let logger = Logger(label: "adoption-landing-test")
-        let uploader = Uploader(
-            folder: "docs", index: index, remote: server.client(credential: alphaCredential),
-            preparer: Preparer(folder: FolderRoot(folder)), progress: TransferProgress(), openWrites: OpenWrites(),
-            maxConcurrent: 2, logger: logger)
+    }
+
+    @Test func anAdoptedDeleteLeavesADownloadThatLandedSinceToBeLookedAtAgain() async throws {
+        let rig = try await Rig.start("adoption-landing")
+        defer { rig.stop() }
+        let (folder, index, uploader, beta) = (rig.folder, rig.index, rig.uploader, rig.beta)
 
         // 1. Alpha pushes `notes` (rev 1).
         try writeFile(folder + "/notes", "alpha's first version")
         let first = try await Self.pushed(["notes"], uploader: uploader, index: index)
         let r1 = try #require(first.update.bases.first?.rev)
         // 2. Beta writes its version over it (rev 2), then deletes it (rev 3).
-        let beta = server.client(credential: betaCredential)
         let bytes = Array("beta's version, a little longer".utf8)
         let hash = Hashing.sha256Hex(bytes)
         try await beta.putChunk(folder: "docs", hash: hash, bytes: bytes)
@@ -86,23 +104,10 @@ struct AdoptionOverLandingTests {
     /// over it. The commit is recorded: left out, the device's later delete of its file was
     /// never sent (found by kill -9 seed 2732368668, while the guard above was too strict).
     @Test func aCommitOverATombstoneTheFeedBroughtMeanwhileIsRecorded() async throws {
-        let tmp = try TemporaryDirectory("applied-over-tombstone")
-        let server = try ServerProcess(dir: try tmp.sub("server"))
-        defer {
-            server.stop()
-            tmp.remove()
-        }
-        let alphaCredential = try server.provision(folder: "docs", device: "alpha")
-        let betaCredential = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
-        try await server.start()
-        let folder = try tmp.sub("folder")
-        let index = try IndexStore(path: try tmp.sub("state") + "/index.sqlite")
-        let uploader = Uploader(
-            folder: "docs", index: index, remote: server.client(credential: alphaCredential),
-            preparer: Preparer(folder: FolderRoot(folder)), progress: TransferProgress(), openWrites: OpenWrites(),
-            maxConcurrent: 2, logger: Logger(label: "applied-over-tombstone-test"))
+        let rig = try await Rig.start("applied-over-tombstone")
+        defer { rig.stop() }
+        let (folder, index, uploader, beta) = (rig.folder, rig.index, rig.uploader, rig.beta)
         // Beta creates `b.txt` and deletes it.
-        let beta = server.client(credential: betaCredential)
         let bytes = Array("beta's short-lived file".utf8)
         let hash = Hashing.sha256Hex(bytes)
         try await beta.putChunk(folder: "docs", hash: hash, bytes: bytes)
