@@ -45,6 +45,22 @@ public struct BaseStore: Sendable {
         ).map(Self.decode)
     }
 
+    /// The revs recorded at `paths` (tombstones included; a path without a row is absent), in
+    /// few queries: a push batch's outcome checks each of its paths (`RecordStore.apply`).
+    func revs(folder: String, paths: [String], in db: Database) throws -> [String: Int64] {
+        var revs: [String: Int64] = [:]
+        for slice in IndexSQL.slices(paths) {
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT path, rev FROM base WHERE folder_id = ? AND path IN (\(IndexSQL.marks(slice.count)))",
+                arguments: StatementArguments([folder] + Array(slice)))
+            while let row = try rows.next() {
+                let path: String = try row.indexValue(at: 0, "path", table: Self.table)
+                revs[path] = try row.indexValue(at: 1, "rev", table: Self.table, path: path)
+            }
+        }
+        return revs
+    }
+
     /// The rev recorded at `path`, if any (tombstones included).
     func rev(folder: String, path: String, in db: Database) throws -> Int64? {
         try Row.fetchOne(

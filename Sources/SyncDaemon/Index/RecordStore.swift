@@ -41,13 +41,13 @@ struct RecordStore: Sendable {
         var outdated = Set<String>()
         if !update.preparedOver.isEmpty || !update.notOverNewer.isEmpty {
             let recording = Dictionary(update.bases.map { ($0.path, $0.rev) }, uniquingKeysWith: { _, last in last })
-            for (path, preparedRev) in update.preparedOver {
-                let current = try base.rev(folder: folder, path: path, in: db) ?? 0
-                if current != preparedRev && current != recording[path] { outdated.insert(path) }
+            let current = try base.revs(folder: folder, paths: Array(update.preparedOver.keys) + update.notOverNewer, in: db)
+            for (path, preparedRev) in update.preparedOver where (current[path] ?? 0) != preparedRev && current[path] != recording[path] {
+                outdated.insert(path)
             }
             for path in update.notOverNewer {
-                guard let recorded = recording[path], let current = try base.rev(folder: folder, path: path, in: db) else { continue }
-                if current > recorded { outdated.insert(path) }
+                guard let recorded = recording[path], let now = current[path] else { continue }
+                if now > recorded { outdated.insert(path) }
             }
         }
         if !outdated.isEmpty { update.leaveOut(outdated) }

@@ -114,7 +114,8 @@ extension Uploader {
             let current = outcome.current
             // The server already holds exactly this (e.g. our earlier commit landed
             // just before a crash): not a conflict, just adopt its revision.
-            // Either only over the base the change was prepared against (`IndexUpdate.preparedOver`).
+            // Both adoptions below hold only over the base the change was prepared against
+            // (`IndexUpdate.preparedOver`).
             if let current, CommitReply.server(holds: current, as: change) {
                 record(change, rev: current.rev, local: prepared.local, into: &result)
                 if change.moveFrom == nil { result.update.preparedOver[change.path] = change.baseRev }

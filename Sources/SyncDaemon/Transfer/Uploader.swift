@@ -72,7 +72,7 @@ struct Uploader: Sendable {
                 if let local { staged.result.update.locals.append(local) }
                 if let removeUnder { staged.result.update.removedLocals.append(removeUnder) }
                 // Written when the batch is recorded: only if no download landed here meanwhile.
-                if local != nil || removeUnder == path { staged.result.update.preparedOver[path] = records.base[path]?.rev ?? 0 }
+                if local != nil || removeUnder != nil { staged.result.update.preparedOver[path] = records.base[path]?.rev ?? 0 }
                 staged.result.finish(path, .unchanged)
             case .unstable: staged.result.settle(path, .unstable)
             case .failed(let error): staged.result.settle(path, .failed(error))
