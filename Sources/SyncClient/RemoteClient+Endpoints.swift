@@ -15,7 +15,7 @@ extension RemoteClient {
 
     public func missingChunks(folder: String, hashes: [String]) async throws(RemoteError) -> [String] {
         guard !hashes.isEmpty else { return [] }
-        let body = try encode(MissingChunksRequest(hashes: hashes))
+        let body = JSONWriter.bytes(of: MissingChunksRequest(hashes: hashes), escapingSlashes: false, capacity: 16 + hashes.count * 67)
         let response = try await send(.POST, Self.folderPath(folder) + "/chunks/missing", body: body)
         return try decode(MissingChunksResponse.self, response.body).missing
     }
@@ -61,7 +61,7 @@ extension RemoteClient {
     /// against its hash; one that does not match, or that was not asked for, fails the call.
     public func fetchChunks(folder: String, hashes: [String]) async throws(RemoteError) -> [String: [UInt8]] {
         guard !hashes.isEmpty else { return [:] }
-        let body = try encode(FetchChunksRequest(hashes: hashes))
+        let body = JSONWriter.bytes(of: FetchChunksRequest(hashes: hashes), escapingSlashes: false, capacity: 16 + hashes.count * 67)
         let response = try await send(.POST, Self.folderPath(folder) + "/chunks/fetch", body: body, timeout: .seconds(300))
         await bandwidth.download.acquire(response.body.count)
         let records: [(hash: String, bytes: ArraySlice<UInt8>)]
@@ -88,7 +88,8 @@ extension RemoteClient {
     public func commit(folder: String, changes: [CommitChange], commitId: String? = nil) async throws(RemoteError)
         -> CommitResponse
     {
-        let body = try encode(CommitRequest(changes: changes, commitId: commitId))
+        let body = JSONWriter.bytes(
+            of: CommitRequest(changes: changes, commitId: commitId), escapingSlashes: false, capacity: 64 + changes.count * 256)
         let response = try await send(.POST, Self.folderPath(folder) + "/commit", body: body, timeout: .seconds(120))
         return try decode(CommitResponse.self, response.body)
     }

@@ -145,10 +145,4 @@ public actor RemoteClient {
             throw RemoteError(kind: .permanent, code: "bad_response", message: "cannot decode \(T.self)", underlying: "\(error)")
         }
     }
-
-    func encode<T: Encodable>(_ value: T) throws(RemoteError) -> [UInt8] {
-        do { return Array(try JSONEncoder().encode(value)) } catch {
-            throw RemoteError(kind: .permanent, code: "encode", message: "cannot encode \(T.self)", underlying: "\(error)")
-        }
-    }
 }

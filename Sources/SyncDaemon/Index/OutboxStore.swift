@@ -27,7 +27,9 @@ struct OutboxStore: Sendable {
     }
 
     func put(folder: String, _ commit: OutboxCommit, now: Date = Date()) throws {
-        let json = try IndexValue.jsonText(commit.changes)
+        let json = String(
+            decoding: JSONWriter.bytes(of: commit.changes, escapingSlashes: false, capacity: 64 + commit.changes.count * 256),
+            as: UTF8.self)
         try pool.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO commit_outbox (folder_id, commit_id, changes, created_at) VALUES (?, ?, ?, ?)",

@@ -20,7 +20,7 @@ struct ChunkRoutes {
         _ = try context.grantedFolder()
         let query = try await request.decodeJSON(MissingChunksRequest.self)
         try Self.check(query.hashes, atMost: Self.maxMissingQuery)
-        return try JSONResponse.make(MissingChunksResponse(missing: try await chunks.missing(query.hashes)))
+        return JSONResponse.make(writing: MissingChunksResponse(missing: try await chunks.missing(query.hashes)))
     }
 
     func put(_ request: Request, context: ServerRequestContext) async throws -> Response {

@@ -35,6 +35,6 @@ struct CommitRoutes {
                 "folder": "\(folder)", "device": "\(session.deviceID)", "changes": "\(checked.changes.count)",
                 "folder_rev": "\(response.folderRev)", "transaction": "\(ContinuousClock.now - started)",
             ])
-        return try JSONResponse.make(response)
+        return JSONResponse.make(writing: response, capacity: 64 + response.results.count * 64)
     }
 }

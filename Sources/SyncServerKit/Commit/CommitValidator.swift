@@ -33,19 +33,16 @@ enum CommitValidator {
     /// The commit id, if any (8-64 of `A-Z a-z 0-9 -`), and a hash of the changes
     /// it names, so a reused id with other changes is refused. The hash is of a
     /// sorted-keys encoding, not of the request's bytes: JSONEncoder on Linux does
-    /// not write keys in the same order twice, so a retry's bytes differ.
+    /// not write keys in the same order twice, so a retry's bytes differ. `JSONWriter`
+    /// writes what JSONEncoder with `.sortedKeys` wrote (slashes escaped), so a reply
+    /// remembered before it came still matches its retry.
     static func idempotency(of request: CommitRequest, checked: Checked) throws(APIError) -> (id: String, requestHash: String)? {
         guard let id = request.commitId else { return nil }
         guard (8...64).contains(id.utf8.count),
             id.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
         else { throw .badRequest("commit_id must be 8-64 characters of A-Z a-z 0-9 -") }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        do {
-            return (id, Hashing.sha256Hex(Array(try encoder.encode(checked.changes))))
-        } catch {
-            throw .internalError("cannot hash the commit", cause: error)
-        }
+        let json = JSONWriter.bytes(of: checked.changes, escapingSlashes: true, capacity: 64 + checked.changes.count * 256)
+        return (id, Hashing.sha256Hex(json))
     }
 
     /// Phase 2: every chunk of a live file exists, and the file's size is the sum of its chunks.

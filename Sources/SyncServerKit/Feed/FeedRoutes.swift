@@ -29,7 +29,7 @@ struct FeedRoutes {
             }
             let remaining = deadline - ContinuousClock.now
             guard page.entries.isEmpty, remaining > .zero, !Task.isCancelled, !Task.isShuttingDownGracefully else {
-                return try JSONResponse.make(page)
+                return JSONResponse.make(writing: page, capacity: 64 + page.entries.count * 320)
             }
             let notifier = self.notifier
             let cursor = page.cursor

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SyncCore
 
 /// Encoding responses and decoding request bodies, with the server's limits
 /// and error codes (`bad_request` with the decoder's message, `too_large`).
@@ -12,6 +13,17 @@ enum JSONResponse {
             status: status,
             headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(data.count)],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The response of a hot path (a feed page, a commit's reply), written by `JSONWriter`:
+    /// the same JSON as `make`, without the generic encoder's cost.
+    static func make(writing value: some JSONWritable, capacity: Int = 256, status: HTTPResponse.Status = .ok) -> Response {
+        var buffer = ByteBuffer()
+        buffer.writeBytes(JSONWriter.bytes(of: value, escapingSlashes: false, capacity: capacity))
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(buffer.readableBytes)],
+            body: .init(byteBuffer: buffer))
     }
 }
 

@@ -28,7 +28,7 @@ extension MetadataStore {
         _ response: CommitResponse, _ db: Database, folder: String, device: String,
         _ idempotency: (id: String, requestHash: String)
     ) throws {
-        let json = String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
+        let json = String(decoding: JSONWriter.bytes(of: response, escapingSlashes: false), as: UTF8.self)
         try db.execute(
             sql: """
                 INSERT INTO commit_replies (folder_id, device_id, commit_id, request_hash, response, created_at)

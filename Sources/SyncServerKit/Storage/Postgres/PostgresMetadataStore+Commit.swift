@@ -46,7 +46,7 @@ extension PostgresMetadataStore {
                 let response = CommitResponse(results: plan.results, folderRev: plan.rev)
                 try await write(
                     plan.writes, rev: plan.rev, notify: plan.rev > rev, folder: folder, now: MetadataStore.nowSeconds(),
-                    remembering: try idempotency.map { (id: $0.id, requestHash: $0.requestHash, device: device, reply: try Self.json(response)) },
+                    remembering: idempotency.map { (id: $0.id, requestHash: $0.requestHash, device: device, reply: Self.json(response)) },
                     connection)
                 return response
             }

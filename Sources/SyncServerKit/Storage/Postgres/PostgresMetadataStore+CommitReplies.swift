@@ -35,8 +35,8 @@ extension PostgresMetadataStore {
     }
 
     /// A reply as it is remembered.
-    static func json(_ response: CommitResponse) throws -> String {
-        String(decoding: try JSONEncoder().encode(response), as: UTF8.self)
+    static func json(_ response: CommitResponse) -> String {
+        String(decoding: JSONWriter.bytes(of: response, escapingSlashes: false), as: UTF8.self)
     }
 
     func pruneCommitReplies(before cutoff: Int64) async throws -> Int {
