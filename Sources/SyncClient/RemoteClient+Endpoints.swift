@@ -91,7 +91,7 @@ extension RemoteClient {
         let body = JSONWriter.bytes(
             of: CommitRequest(changes: changes, commitId: commitId), escapingSlashes: false, capacity: 64 + changes.count * 256)
         let response = try await send(.POST, Self.folderPath(folder) + "/commit", body: body, timeout: .seconds(120))
-        return try decode(CommitResponse.self, response.body)
+        return try read(CommitResponse.self, response.body)
     }
 
     /// Every version of `path` the server keeps (retention), newest first.
@@ -112,7 +112,7 @@ extension RemoteClient {
     {
         let path = Self.folderPath(folder) + "/changes?since=\(since)&wait=\(waitSeconds)&limit=\(limit)"
         let response = try await send(.GET, path, timeout: .seconds(Int64(waitSeconds) + 30))
-        return try decode(ChangesResponse.self, response.body)
+        return try read(ChangesResponse.self, response.body)
     }
 }
 

@@ -140,6 +140,13 @@ public actor RemoteClient {
         do { return try JSONDecoder().decode(ErrorBody.self, from: Data(body)) } catch { return nil }
     }
 
+    /// A hot path's reply (a feed page, a commit's results), read with `JSONReader`.
+    func read<T: JSONReadable>(_ type: T.Type, _ body: [UInt8]) throws(RemoteError) -> T {
+        do { return try JSONReader.read(type, from: body) } catch {
+            throw RemoteError(kind: .permanent, code: "bad_response", message: "cannot decode \(T.self)", underlying: "\(error)")
+        }
+    }
+
     func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(RemoteError) -> T {
         do { return try JSONDecoder().decode(type, from: Data(body)) } catch {
             throw RemoteError(kind: .permanent, code: "bad_response", message: "cannot decode \(T.self)", underlying: "\(error)")

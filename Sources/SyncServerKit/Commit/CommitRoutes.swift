@@ -15,7 +15,7 @@ struct CommitRoutes {
     func commit(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let folder = try context.grantedFolder()
         let session = try context.requireSession()
-        let body = try await request.decodeJSON(CommitRequest.self, limit: RequestBodyLimit.commit)
+        let body = try await request.readJSON(CommitRequest.self, limit: RequestBodyLimit.commit)
         let checked = try CommitValidator.check(body)
         let idempotency = try CommitValidator.idempotency(of: body, checked: checked)
         let started = ContinuousClock.now

@@ -64,6 +64,21 @@ extension Request {
     }
 }
 
+extension Request {
+    /// Reads a hot path's JSON body (a commit) with `JSONReader`; what it refuses becomes
+    /// `400 bad_request` with the reason and the byte offset.
+    func readJSON<T: JSONReadable>(_ type: T.Type, limit: Int) async throws -> T {
+        let buffer = try await collectBody(limit: limit)
+        do {
+            return try buffer.withUnsafeReadableBytes { raw in
+                Result { () throws(JSONReadError) -> T in try JSONReader.read(type, from: raw) }
+            }.get()
+        } catch {
+            throw APIError.badRequest("malformed JSON body: \(error)", cause: error)
+        }
+    }
+}
+
 enum DecodingErrorText {
     static func describe(_ error: DecodingError) -> String {
         func at(_ context: DecodingError.Context) -> String {
