@@ -10,9 +10,6 @@ import SyncCore
 /// it moves with it, as a `Located` kept between staging and placing does.
 struct OpenDirectories: Sendable {
     private var handles: [String: DirectoryHandle] = [:]
-    /// At most this many held (then let go, all at once): a batch spread over many
-    /// directories must not run the process out of file descriptors.
-    static let limit = 256
 
     /// How many directories are held open.
     var count: Int { handles.count }
@@ -25,7 +22,6 @@ struct OpenDirectories: Sendable {
         let directory = components.dropLast().joined(separator: "/")
         if let handle = handles[directory] { return Located(directory: handle, name: name, relative: relative) }
         let located = try root.parent(of: relative, create: create)
-        if handles.count >= Self.limit { handles.removeAll(keepingCapacity: true) }
         handles[directory] = located.directory
         return located
     }

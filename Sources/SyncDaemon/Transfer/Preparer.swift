@@ -15,19 +15,8 @@ struct Preparer: Sendable {
     func prepare(
         path: String, local: LocalRecord?, base: BaseRecord?, keepBytes: Bool = true, liveBelow: () throws -> [BaseRecord]
     ) rethrows -> Preparation {
-        var open = OpenDirectories()
-        return try prepare(path: path, local: local, base: base, keepBytes: keepBytes, reusing: &open, liveBelow: liveBelow)
-    }
-
-    /// `prepare`, reaching `path` through the directories a batch holds open: a batch of
-    /// many files in few directories walked the root and each file's directory anew for
-    /// every file (two opens, a stat and two closes a file).
-    func prepare(
-        path: String, local: LocalRecord?, base: BaseRecord?, keepBytes: Bool = true, reusing open: inout OpenDirectories,
-        liveBelow: () throws -> [BaseRecord]
-    ) rethrows -> Preparation {
         // Beneath the root, no symlink followed: a path below a symlink is not in the folder.
-        let (located, lookup) = open.lookup(path, in: folder)
+        let (located, lookup) = folder.lookup(path)
         switch lookup {
         case .missing:
             let tombstones = try Self.tombstones(liveBelow())

@@ -236,14 +236,12 @@ struct Uploader: Sendable {
             for slice in slices {
                 group.addTask { [preparer, index, folder] in
                     var kept = 0
-                    var open = OpenDirectories()
                     return slice.map { path in
                         let preparation: Preparation
                         var below: [BaseRecord]?
                         do {
                             preparation = try preparer.prepare(
                                 path: path, local: records.local[path], base: records.base[path], keepBytes: kept < budget,
-                                reusing: &open,
                                 liveBelow: {
                                     let live = try index.base.live(folder: folder, under: path)
                                     below = StagedPush.Inputs.ordered(live)
