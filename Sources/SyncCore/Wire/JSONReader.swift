@@ -4,10 +4,12 @@
 ///
 /// It is never more lenient than `JSONDecoder`: whatever it reads, JSONDecoder reads to
 /// the same value (`JSONReaderTests` holds it to that on seeded random and mutated
-/// documents). It is stricter in four ways: an integer must be written as one (no `1.0`
-/// or `1e2`), a key the type knows may appear only once (JSONDecoder keeps the first),
-/// no trailing comma, and at most 512 levels of nesting. The bytes may come from a
-/// hostile peer: every read is bounds-checked and every failure is a `JSONReadError`.
+/// documents). It is stricter: an integer must be written as one (no `1.0` or `1e2`), a
+/// key the type knows may appear only once (JSONDecoder keeps the first), no trailing
+/// comma, UTF-8 only (no byte-order mark, no UTF-16), and every string must be valid
+/// even in a member the type does not know. Nesting stops at 512 levels, as in
+/// JSONDecoder. The bytes may come from a hostile peer: every read is bounds-checked,
+/// every failure is a `JSONReadError`, and what it quotes from the input is cut short.
 public struct JSONReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var at = 0
@@ -54,13 +56,14 @@ public struct JSONReader {
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
-            do { try member(&self, key) } catch { throw error.within(key) }
+            do { try member(&self, key) } catch { throw error.within(JSONReadError.step(key)) }
             skipWhitespace()
             if peek() == UInt8(ascii: ",") {
                 at += 1
                 continue
             }
-            try expect(UInt8(ascii: "}"))
+            guard peek() == UInt8(ascii: "}") else { throw failure("expected , or }") }
+            at += 1
             depth -= 1
             return
         }
@@ -84,7 +87,8 @@ public struct JSONReader {
                 at += 1
                 continue
             }
-            try expect(UInt8(ascii: "]"))
+            guard peek() == UInt8(ascii: "]") else { throw failure("expected , or ]") }
+            at += 1
             depth -= 1
             return
         }
@@ -321,6 +325,19 @@ public struct JSONReadError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         path.isEmpty ? "\(message) at byte \(offset)" : "\(path.joined(separator: ".")): \(message) at byte \(offset)"
+    }
+
+    /// `text` from the input as an error shows it: quoted, escaped, at most 64 characters
+    /// (a hostile body may hold a key of megabytes).
+    public static func shown(_ text: String) -> String {
+        text.count > 64 ? String(reflecting: String(text.prefix(64))) + "…" : String(reflecting: text)
+    }
+
+    /// A key as a path shows it: as it is when it is a short plain name, else `shown`.
+    static func step(_ key: String) -> String {
+        let plain = key.utf8.count <= 64 && !key.isEmpty
+            && key.utf8.allSatisfy { $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+        return plain ? key : shown(key)
     }
 
     /// The same failure, one level further out (inside member or element `step`).

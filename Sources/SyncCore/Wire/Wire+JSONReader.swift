@@ -4,7 +4,7 @@
 extension EntryKind {
     static func read(_ reader: inout JSONReader) throws(JSONReadError) -> EntryKind {
         let raw = try reader.string()
-        guard let kind = EntryKind(rawValue: raw) else { throw reader.failure("unknown kind \"\(raw)\"") }
+        guard let kind = EntryKind(rawValue: raw) else { throw reader.failure("unknown kind \(JSONReadError.shown(raw))") }
         return kind
     }
 }
@@ -133,7 +133,7 @@ extension CommitResult: JSONReadable {
             case "status":
                 try members.mark(1, key, reader)
                 let raw = try reader.string()
-                guard let known = CommitStatus(rawValue: raw) else { throw reader.failure("unknown status \"\(raw)\"") }
+                guard let known = CommitStatus(rawValue: raw) else { throw reader.failure("unknown status \(JSONReadError.shown(raw))") }
                 status = known
             case "rev": try members.mark(2, key, reader); rev = try reader.int64()
             case "current": try members.mark(3, key, reader); current = try reader.optional { (r) throws(JSONReadError) in try WireEntry(reading: &r) }

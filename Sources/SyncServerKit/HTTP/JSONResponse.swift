@@ -16,7 +16,7 @@ enum JSONResponse {
     }
 
     /// The response of a hot path (a feed page, a commit's reply), written by `JSONWriter`:
-    /// the same JSON as `make`, without the generic encoder's cost.
+    /// what `make` writes with its keys sorted, without the generic encoder's cost.
     static func make(writing value: some JSONWritable, capacity: Int = 256, status: HTTPResponse.Status = .ok) -> Response {
         var buffer = ByteBuffer()
         buffer.writeBytes(JSONWriter.bytes(of: value, escapingSlashes: false, capacity: capacity))
