@@ -38,9 +38,9 @@ public struct JSONReader {
 
     // MARK: containers
 
-    /// Reads an object, calling `member` with each key; `member` reads the value (or
-    /// `skipValue()`s it) and says whether the key was one the type knows, so that a known
-    /// key seen twice fails.
+    /// Reads an object, calling `member` with each key; `member` reads the value, or
+    /// `skipValue()`s a key the type does not know. The type marks the keys it knows in its
+    /// `JSONMembers`, so that a known key seen twice fails.
     public mutating func object(_ member: (inout JSONReader, String) throws(JSONReadError) -> Void) throws(JSONReadError) {
         try open(UInt8(ascii: "{"), "an object")
         skipWhitespace()
