@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct BatchDownloadTests {
     @Test func manySmallFilesArriveInBatchesAndAreNotPushedBack() async throws {
-        let two = try await TwoDevices.start("batch-download")
+        let two = try await TwoDevices.start("batch-download", logLevel: "trace")
         defer { two.stop() }
         two.b.stop()
         var expected: [String: String] = ["notes": Hashing.contentHash(chunks: [])]
@@ -33,7 +33,11 @@ struct BatchDownloadTests {
         let files = batches.compactMap { $0.firstMatch(of: /files=(\d+)/).flatMap { Int($0.1) } }
         #expect(files.reduce(0, +) == 600, "batches: \(files)")
         #expect(batches.count >= 3 && batches.count <= 6, "\(batches.count) batches")
-        // Their own inotify events were not taken for local changes: nothing pushed back.
+        // Their own inotify events were not taken for local changes: each was known as the
+        // echo of its placement (looked at through the directories held since the last
+        // directory event, `EchoDirectories`), and nothing was pushed back.
+        let echoes = two.b.log.split(separator: "\n").filter { $0.contains("event is a download's echo") }
+        #expect(echoes.count == 600, "\(echoes.count) echoes known")
         let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
         #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions")
         #expect(try await two.b.status()?.conflicts == 0)

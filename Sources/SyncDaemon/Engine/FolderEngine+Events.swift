@@ -17,6 +17,7 @@ extension FolderEngine {
     }
 
     private func handle(_ event: InotifyEvent) async {
+        if event.isDirectory || event.flags.contains(.selfGone) { echoDirectories.forget() }
         if event.path == root {
             if event.flags.contains(.selfGone) { await scanner.rootRemoved() }
             return
@@ -75,9 +76,10 @@ extension FolderEngine {
         }
     }
 
-    /// What is at `path` now (nil: nothing, or nothing we can look at beneath the root).
+    /// What is at `path` now (nil: nothing, or nothing we can look at beneath the root),
+    /// for a download's echo: through the directories held since the last directory event.
     private func currentStat(_ path: String) -> FileStat? {
-        if case .found(let stat) = folder.lstat(path) { return stat }
+        if case .found(let stat) = echoDirectories.lstat(path, in: folder) { return stat }
         return nil
     }
 }

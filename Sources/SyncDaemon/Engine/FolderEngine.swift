@@ -42,6 +42,8 @@ public actor FolderEngine {
     var timerTarget: ContinuousClock.Instant?
     /// Barriers of `syncctl wait` that came through the watcher's stream.
     var barriers = WatchBarriers()
+    /// The directories a download's echoes are looked at through (`EchoDirectories`).
+    var echoDirectories = EchoDirectories()
 
     init(
         config: DaemonConfig.Folder, index: IndexStore, queue: TransferQueue, progress: TransferProgress,
