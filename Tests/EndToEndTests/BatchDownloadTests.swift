@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import Testing
+import TestSupport
 
 /// Many small new files reach another device in batches (chunks fetched together, one
 /// syncfs, one index transaction per batch), and a kill -9 in the middle of a batch
@@ -36,8 +37,10 @@ struct BatchDownloadTests {
         // Their own inotify events were not taken for local changes: each was known as the
         // echo of its placement (looked at through the directories held since the last
         // directory event, `EchoDirectories`), and nothing was pushed back.
-        let echoes = two.b.log.split(separator: "\n").filter { $0.contains("event is a download's echo") }
-        #expect(echoes.count == 600, "\(echoes.count) echoes known")
+        // (Idle does not wait for queued watcher events: the log is polled.)
+        try await eventually("600 echoes known", timeout: .seconds(30)) {
+            two.b.log.split(separator: "\n").filter { $0.contains("event is a download's echo") }.count == 600
+        }
         let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
         #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions")
         #expect(try await two.b.status()?.conflicts == 0)

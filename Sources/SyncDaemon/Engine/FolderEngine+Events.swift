@@ -5,9 +5,12 @@ extension FolderEngine {
     func handle(_ message: WatchMessage) async {
         switch message {
         case .rescanNeeded:
+            // Events were lost, directory events among them perhaps.
+            echoDirectories.forget()
             metrics.inotifyOverflowed()
             await scanner.requestRescan()
         case .watchFailed(_, let error):
+            echoDirectories.forget()
             watch.failed(error)
         case .event(let event):
             await handle(event)
@@ -17,7 +20,7 @@ extension FolderEngine {
     }
 
     private func handle(_ event: InotifyEvent) async {
-        if event.isDirectory || event.flags.contains(.selfGone) { echoDirectories.forget() }
+        if event.isDirectory || event.flags.contains(.selfGone) { echoDirectories.forget() } else { echoDirectories.expire() }
         if event.path == root {
             if event.flags.contains(.selfGone) { await scanner.rootRemoved() }
             return
@@ -65,9 +68,15 @@ extension FolderEngine {
             // The writer is done (or the file was renamed into place): act at once.
             perform(settle.done(path))
             // Unless it is a download of ours landing (recorded already).
-            if f.contains(.movedTo), from == nil, echoes.consume(path, current: { currentStat(path) }) {
-                logger.trace("event is a download's echo", metadata: ["path": "\(path)"])
-                return
+            if f.contains(.movedTo), from == nil {
+                let echo = echoes.consume(path, current: { currentStat(path) })
+                // The end of a burst: no directory stays held while the folder is quiet (an
+                // open directory keeps its file system from being unmounted).
+                if echoes.isEmpty { echoDirectories.forget() }
+                if echo {
+                    logger.trace("event is a download's echo", metadata: ["path": "\(path)"])
+                    return
+                }
             }
             journal.add([path] + source, moves: moves)
         } else {

@@ -34,6 +34,9 @@ final class DownloadEchoes: Sendable {
         }
     }
 
+    /// No echo is expected (the engine then lets go of the directories it looked through).
+    var isEmpty: Bool { expected.withLock { $0.isEmpty } }
+
     /// The rename did not happen.
     func forget(_ path: String) {
         _ = expected.withLock { $0.removeValue(forKey: path) }
