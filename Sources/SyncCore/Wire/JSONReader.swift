@@ -143,7 +143,7 @@ public struct JSONReader {
         }
         guard at > start else { throw failure("expected an integer") }
         guard bytes[start] != UInt8(ascii: "0") || at == start + 1 else { throw failure("an integer with a leading zero") }
-        if at < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[at]) {
+        if let next = peek(), next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
             throw failure("expected an integer, not a fraction or an exponent")
         }
         if negative {

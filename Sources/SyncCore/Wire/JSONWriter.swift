@@ -62,7 +62,7 @@ public struct JSONWriter {
     public mutating func key(_ name: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        append(name)
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         atFirst = true
@@ -93,11 +93,7 @@ public struct JSONWriter {
 
     public mutating func bool(_ value: Bool) {
         separate()
-        if value {
-            bytes.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
-        } else {
-            bytes.append(contentsOf: [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")])
-        }
+        append(value ? "true" : "false")
     }
 
     public mutating func strings(_ values: [String]) {
@@ -175,6 +171,11 @@ public struct JSONWriter {
         }
     }
 
+    /// ASCII written as it is (no array made for it on the way).
+    private mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
     private mutating func appendDigits(_ value: UInt64) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var value = value
@@ -215,9 +216,9 @@ public struct JSONWriter {
             bytes.append(UInt8(ascii: "\\"))
             bytes.append(escape)
             if escape == UInt8(ascii: "u") {
-                bytes.append(contentsOf: [
-                    UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)],
-                ])
+                append("00")
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0xF)])
             }
         }
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))

@@ -18,12 +18,11 @@ enum JSONResponse {
     /// The response of a hot path (a feed page, a commit's reply), written by `JSONWriter`:
     /// what `make` writes with its keys sorted, without the generic encoder's cost.
     static func make(writing value: some JSONWritable, capacity: Int = 256, status: HTTPResponse.Status = .ok) -> Response {
-        var buffer = ByteBuffer()
-        buffer.writeBytes(JSONWriter.bytes(of: value, escapingSlashes: false, capacity: capacity))
+        let bytes = JSONWriter.bytes(of: value, escapingSlashes: false, capacity: capacity)
         return Response(
             status: status,
-            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(buffer.readableBytes)],
-            body: .init(byteBuffer: buffer))
+            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(bytes.count)],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }
 
