@@ -43,10 +43,13 @@ struct ConvergenceBugReproTests {
     /// commits v2; the stale v1 entry is then planned as a download (base rev != entry rev,
     /// local == base) and overwrites v2 on disk. Both devices end idle, alpha with v1.
     /// A round reproduces it about 2 times in 3 (the echo filter in RemoteApplier hides it
-    /// when v1's push is still being recorded as the page arrives), so up to 3 rounds run.
+    /// when v1's push is still being recorded as the page arrives), so up to 4 rounds run.
+    /// Alpha talks through a proxy that holds each chunk download's reply 50 ms, so that
+    /// the big download lasts long enough to be seen however fast the machine is.
     @Test func aStaleFeedEntryDoesNotOverwriteANewerLocalCommit() async throws {
-        let rig = try await TwoDevices.start("bug-stale")
+        let (rig, proxy) = try await TwoDevices.startBehindProxy("bug-stale", throughProxy: ["alpha"])
         defer { rig.stop() }
+        proxy.delayReplies(toRequestsContaining: "GET /v1/folders/docs/chunks/", by: .milliseconds(50))
         let (a, b) = (rig.a, rig.b)
         let credential = try String(contentsOfFile: a.dir + "/credential", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
