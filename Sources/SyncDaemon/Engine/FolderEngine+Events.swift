@@ -58,11 +58,16 @@ extension FolderEngine {
         let moves = from.map { [path: $0] } ?? [:]
         logger.trace("event", metadata: ["path": "\(path)", "flags": "\(f)", "from": "\(from ?? "")"])
         if event.isDirectory && (f.contains(.created) || f.contains(.movedTo)) {
-            // Files may have landed in it before its watch existed: scan it.
+            // Files may have landed in it before its watch existed: scan it. A directory a
+            // download made is recorded already: only what is in it is journaled.
             perform(settle.done(path))
-            await scanner.scanSubtree(path, then: source, moves: moves)
+            let made = f.contains(.created) && echoes.consume(path, current: { currentStat(path) })
+            if made { logger.trace("event is a download's echo", metadata: ["path": "\(path)"]) }
+            await scanner.scanSubtree(path, then: source, moves: moves, itself: !made)
         } else if !f.isDisjoint(with: [.movedFrom, .deleted, .selfGone]) && f.isDisjoint(with: [.closedWrite, .movedTo]) {
-            // Gone: gathered with the rest of an `rm -r` (see SettleStateMachine).
+            // Gone: gathered with the rest of an `rm -r` (see SettleStateMachine). What a
+            // download placed there is no longer to be expected.
+            echoes.forget(path)
             perform(settle.gone(path, at: now))
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // The writer is done (or the file was renamed into place): act at once.

@@ -19,8 +19,24 @@ struct EntryDownload: Sendable {
         update.bases.append(entry.baseRecord)
         switch entry.kind {
         case .directory:
-            update.locals.append(entry.localRecord(stat: try materializer.makeDirectory(entry.path, mode: entry.mode)))
-            try index.records.apply(folder: folder, update, ifBase: plannedBase, at: entry.path)
+            // Its creation event needs no push: the rows are written here (`DownloadEchoes`).
+            applier.echoes.expectDirectory(entry.path)
+            let stat: FileStat
+            do {
+                stat = try materializer.makeDirectory(entry.path, mode: entry.mode)
+            } catch {
+                applier.echoes.forget(entry.path)
+                throw error
+            }
+            applier.echoes.made(entry.path, inode: stat.inode)
+            update.locals.append(entry.localRecord(stat: stat))
+            do {
+                try index.records.apply(folder: folder, update, ifBase: plannedBase, at: entry.path)
+            } catch {
+                // Not recorded: its event (if not read yet) is journaled as the user's.
+                applier.echoes.forget(entry.path)
+                throw error
+            }
         case .symlink:
             let stat = try materializer.makeSymlink(entry.path, target: entry.symlinkTarget ?? "", expected: expected)
             update.locals.append(entry.localRecord(stat: stat))

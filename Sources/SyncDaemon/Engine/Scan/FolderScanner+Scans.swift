@@ -67,8 +67,10 @@ extension FolderScanner {
 
     /// Scans one subtree (a directory that appeared) and journals what is in
     /// it, then `later` (a move's source) in the same journal write.
-    func scanSubtree(_ relative: String, then later: [String] = [], moves: [String: String] = [:]) {
-        var paths = [relative]
+    /// `itself` false: the directory is recorded already (a download made it), only what is
+    /// in it is journaled.
+    func scanSubtree(_ relative: String, then later: [String] = [], moves: [String: String] = [:], itself: Bool = true) {
+        var paths = itself ? [relative] : []
         do {
             let scanned = try ignore.scanner.scan(below: relative)
             paths += scanned.items.map(\.path)
@@ -77,7 +79,8 @@ extension FolderScanner {
             // The directory went away again: its own event handles that.
             logger.debug("subtree scan failed", metadata: ["path": "\(relative)", "error": "\(error)"])
         }
-        journal.add(paths.filter { acceptName($0) } + later, moves: moves)
+        let found = paths.filter { acceptName($0) } + later
+        if !found.isEmpty { journal.add(found, moves: moves) }
     }
 
     /// The scan loop: one scan the timer loop found due at a time.
