@@ -5,8 +5,10 @@ extension FolderEngine {
     func handle(_ message: WatchMessage) async {
         switch message {
         case .rescanNeeded:
-            // Events were lost, directory events among them perhaps.
+            // Events were lost, directory events among them perhaps (and the ones that
+            // would have told an expected echo from the user's change).
             echoDirectories.forget()
+            echoes.forgetAll()
             metrics.inotifyOverflowed()
             await scanner.requestRescan()
         case .watchFailed(_, let error):
@@ -67,7 +69,7 @@ extension FolderEngine {
         } else if !f.isDisjoint(with: [.movedFrom, .deleted, .selfGone]) && f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // Gone: gathered with the rest of an `rm -r` (see SettleStateMachine). What a
             // download placed there is no longer to be expected.
-            echoes.forget(path)
+            echoes.forget(path, below: event.isDirectory)
             perform(settle.gone(path, at: now))
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // The writer is done (or the file was renamed into place): act at once.

@@ -15,8 +15,10 @@ import SyncCore
 /// A directory a download makes is expected too, before it is made (its event may be read
 /// before `mkdir` returns): its creation event then needs no journaling of the directory
 /// itself, whose rows the download writes. It matches a directory at the path with the
-/// inode made, or any directory while the `mkdir` is under way. An event that the path
-/// went away drops what was expected there.
+/// inode made, or any directory while the `mkdir` is under way; an event taken as the echo
+/// of a directory whose making or recording then fails is handed back (`takeUnrecorded`)
+/// to be journaled after all. An event that a path went away drops what was expected
+/// there (and below, for a directory); lost events drop everything.
 final class DownloadEchoes: Sendable {
     private struct Echo {
         var kind: EntryKind
@@ -25,9 +27,18 @@ final class DownloadEchoes: Sendable {
         var size: Int64
         var mtimeNs: Int64
         var expires: ContinuousClock.Instant
+        /// A directory's creation event was taken as this echo before its rows were written.
+        var seen = false
     }
 
-    private let expected = Mutex<[String: Echo]>([:])
+    private struct Table {
+        var echoes: [String: Echo] = [:]
+        /// Directories whose creation event was taken as an echo, and which were then not
+        /// made or not recorded.
+        var unrecorded: [String] = []
+    }
+
+    private let expected = Mutex(Table())
     /// An echo not seen by then is forgotten (its event was lost or merged).
     static let lifetime = Duration.seconds(30)
 
@@ -36,43 +47,90 @@ final class DownloadEchoes: Sendable {
         insert(path, Echo(kind: .file, inode: stat.inode, size: stat.size, mtimeNs: stat.mtimeNs, expires: .now + Self.lifetime))
     }
 
-    /// Called right before a download makes the directory `path`; `made` once it did.
+    /// Called right before a download makes the directory `path`; `recorded` once its rows
+    /// are written, `failed` if it was not made or not recorded.
     func expectDirectory(_ path: String) {
         insert(path, Echo(kind: .directory, inode: nil, size: 0, mtimeNs: 0, expires: .now + Self.lifetime))
     }
 
-    /// The directory expected at `path` was made (or found there) with `inode`.
-    func made(_ path: String, inode: UInt64) {
+    /// The directory expected at `path` was made with `inode` and recorded.
+    func recorded(_ path: String, inode: UInt64) {
         expected.withLock { table in
-            guard table[path]?.kind == .directory else { return }
-            table[path]?.inode = inode
+            guard let echo = table.echoes[path], echo.kind == .directory else { return }
+            if echo.seen {
+                table.echoes[path] = nil
+            } else {
+                table.echoes[path]?.inode = inode
+            }
+        }
+    }
+
+    /// The directory expected at `path` was not made or not recorded.
+    func failed(_ path: String) {
+        expected.withLock { table in
+            guard let echo = table.echoes.removeValue(forKey: path), echo.kind == .directory, echo.seen else { return }
+            table.unrecorded.append(path)
+        }
+    }
+
+    /// Directories whose creation event was taken as an echo but whose download failed:
+    /// to be journaled.
+    func takeUnrecorded() -> [String] {
+        expected.withLock { table in
+            defer { table.unrecorded = [] }
+            return table.unrecorded
         }
     }
 
     private func insert(_ path: String, _ echo: Echo) {
         expected.withLock { table in
-            if table.count > 10_000 {
+            if table.echoes.count > 10_000 {
                 let now = ContinuousClock.now
-                table = table.filter { $0.value.expires > now }
+                table.echoes = table.echoes.filter { $0.value.expires > now || $0.value.seen }
             }
-            table[path] = echo
+            table.echoes[path] = echo
         }
     }
 
     /// No echo is expected (the engine then lets go of the directories it looked through).
-    var isEmpty: Bool { expected.withLock { $0.isEmpty } }
+    var isEmpty: Bool { expected.withLock { $0.echoes.isEmpty } }
 
-    /// The rename (or `mkdir`) did not happen, or the path went away since.
-    func forget(_ path: String) {
-        _ = expected.withLock { $0.removeValue(forKey: path) }
+    /// The rename did not happen, or the path went away since (`below`: and everything
+    /// under it, for a directory). A directory still being made is kept: its download says
+    /// how it ended.
+    func forget(_ path: String, below: Bool = false) {
+        expected.withLock { table in
+            guard !table.echoes.isEmpty else { return }
+            let prefix = path + "/"
+            for (key, echo) in table.echoes where key == path || (below && key.hasPrefix(prefix)) {
+                if echo.kind == .directory && (echo.inode == nil || echo.seen) { continue }
+                table.echoes[key] = nil
+            }
+        }
+    }
+
+    /// Events were lost: nothing more is expected (what is being made is kept, as above).
+    func forgetAll() {
+        expected.withLock { table in
+            table.echoes = table.echoes.filter { $0.value.kind == .directory && ($0.value.inode == nil || $0.value.seen) }
+        }
     }
 
     /// Whether an event at `path` is the echo of a placed download (consumed: a second
     /// event there is the user's). `current` looks at what is at the path now; it is called
     /// only when an echo is expected there.
     func consume(_ path: String, current: () -> FileStat?) -> Bool {
-        let echo = expected.withLock { $0.removeValue(forKey: path) }
-        guard let echo, echo.expires > .now, let stat = current(), stat.kind == echo.kind else { return false }
+        let echo = expected.withLock { table -> Echo? in
+            guard let echo = table.echoes[path] else { return nil }
+            // A directory not recorded yet stays, marked, until its download says how it ended.
+            if echo.kind == .directory && echo.inode == nil {
+                table.echoes[path]?.seen = true
+            } else {
+                table.echoes[path] = nil
+            }
+            return echo
+        }
+        guard let echo, echo.expires > .now, !echo.seen, let stat = current(), stat.kind == echo.kind else { return false }
         // A directory's mtime and size change as the download fills it.
         if echo.kind == .directory { return echo.inode == nil || echo.inode == stat.inode }
         return stat.inode == echo.inode && stat.size == echo.size && stat.mtimeNs == echo.mtimeNs

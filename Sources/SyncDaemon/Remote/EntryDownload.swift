@@ -20,21 +20,19 @@ struct EntryDownload: Sendable {
         switch entry.kind {
         case .directory:
             // Its creation event needs no push: the rows are written here (`DownloadEchoes`).
-            applier.echoes.expectDirectory(entry.path)
-            let stat: FileStat
+            // Not while a move of ours waits to be pushed: its commit renames the rows below
+            // its source, and what is made there now must be journaled to be seen.
+            let echo: Bool
+            do { echo = try !index.journal.hasPendingMove(folder: folder) } catch { echo = false }
+            if echo { applier.echoes.expectDirectory(entry.path) }
             do {
-                stat = try materializer.makeDirectory(entry.path, mode: entry.mode)
-            } catch {
-                applier.echoes.forget(entry.path)
-                throw error
-            }
-            applier.echoes.made(entry.path, inode: stat.inode)
-            update.locals.append(entry.localRecord(stat: stat))
-            do {
+                let stat = try materializer.makeDirectory(entry.path, mode: entry.mode)
+                update.locals.append(entry.localRecord(stat: stat))
                 try index.records.apply(folder: folder, update, ifBase: plannedBase, at: entry.path)
+                if echo { applier.echoes.recorded(entry.path, inode: stat.inode) }
             } catch {
-                // Not recorded: its event (if not read yet) is journaled as the user's.
-                applier.echoes.forget(entry.path)
+                // If its event was taken as an echo meanwhile, it is journaled after all.
+                if echo { applier.echoes.failed(entry.path) }
                 throw error
             }
         case .symlink:

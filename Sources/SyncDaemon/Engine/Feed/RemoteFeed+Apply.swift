@@ -60,7 +60,8 @@ extension RemoteFeed {
             logger.error("cannot keep remote entries for a retry", metadata: ["folder": "\(folder)", "error": "\(error)"])
             return RemoteError(kind: .transient, code: "local_index", message: "cannot record remote changes: \(error)")
         }
-        if !outcome.pushes.isEmpty { journal.add(outcome.pushes) }
+        let pushes = outcome.pushes + applier.echoes.takeUnrecorded()
+        if !pushes.isEmpty { journal.add(pushes) }
         return outcome.retryLater
     }
 
