@@ -59,6 +59,8 @@ extension FolderEngine {
         // Committed as a move on the server when the old path was synced (else as new content).
         let moves = from.map { [path: $0] } ?? [:]
         logger.trace("event", metadata: ["path": "\(path)", "flags": "\(f)", "from": "\(from ?? "")"])
+        // A move's source went away as surely as a delete's path.
+        if let from { forgetEchoes(at: from, directory: event.isDirectory) }
         if event.isDirectory && (f.contains(.created) || f.contains(.movedTo)) {
             // Files may have landed in it before its watch existed: scan it. A directory a
             // download made is recorded already: only what is in it is journaled.
@@ -69,7 +71,7 @@ extension FolderEngine {
         } else if !f.isDisjoint(with: [.movedFrom, .deleted, .selfGone]) && f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // Gone: gathered with the rest of an `rm -r` (see SettleStateMachine). What a
             // download placed there is no longer to be expected.
-            echoes.forget(path, below: event.isDirectory)
+            forgetEchoes(at: path, directory: event.isDirectory)
             perform(settle.gone(path, at: now))
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // The writer is done (or the file was renamed into place): act at once.
@@ -90,6 +92,12 @@ extension FolderEngine {
             if !f.isDisjoint(with: [.modified, .created, .attributes]) { perform(settle.written(path, at: now)) }
             if !source.isEmpty { journal.add(source) }
         }
+    }
+
+    /// Whatever a download expected at `path` (and below it, for a directory) is not to be
+    /// expected any more: what appears there next is the user's.
+    private func forgetEchoes(at path: String, directory: Bool) {
+        if directory { echoes.forgetDirectory(path) } else { echoes.forget(path) }
     }
 
     /// What is at `path` now (nil: nothing, or nothing we can look at beneath the root),

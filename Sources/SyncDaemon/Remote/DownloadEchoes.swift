@@ -95,14 +95,21 @@ final class DownloadEchoes: Sendable {
     /// No echo is expected (the engine then lets go of the directories it looked through).
     var isEmpty: Bool { expected.withLock { $0.echoes.isEmpty } }
 
-    /// The rename did not happen, or the path went away since (`below`: and everything
-    /// under it, for a directory). A directory still being made is kept: its download says
-    /// how it ended.
-    func forget(_ path: String, below: Bool = false) {
+    /// The rename did not happen, or a file went away from `path` since.
+    func forget(_ path: String) {
+        expected.withLock { table in
+            // A directory expected there is not the file that went (a download making room for it).
+            if let echo = table.echoes[path], echo.kind == .file { table.echoes[path] = nil }
+        }
+    }
+
+    /// A directory went away from `path`: nothing at or below it is expected any more, but
+    /// for a directory still being made (its download says how it ended).
+    func forgetDirectory(_ path: String) {
         expected.withLock { table in
             guard !table.echoes.isEmpty else { return }
             let prefix = path + "/"
-            for (key, echo) in table.echoes where key == path || (below && key.hasPrefix(prefix)) {
+            for (key, echo) in table.echoes where key == path || key.hasPrefix(prefix) {
                 if echo.kind == .directory && (echo.inode == nil || echo.seen) { continue }
                 table.echoes[key] = nil
             }

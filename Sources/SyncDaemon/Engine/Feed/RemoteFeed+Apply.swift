@@ -42,6 +42,9 @@ extension RemoteFeed {
         let outcome = await applier.apply(
             entries, device: device, ownDeviceId: ownDevice, skip: { rules.skips($0, isDirectory: $1) })
         logApplied(entries.filter { $0.device != ownDevice }, outcome: outcome, took: ContinuousClock.now - started)
+        // Directories whose event was taken as a download's echo but which were not recorded.
+        let unrecorded = applier.echoes.takeUnrecorded()
+        if !unrecorded.isEmpty { journal.add(unrecorded) }
         let retried = Set(outcome.failed.map(\.entry.path))
         for (path, error) in outcome.errors where !retried.contains(path) {
             logger.warning("remote change refused", metadata: ["path": "\(path)", "error": "\(error)"])
@@ -60,8 +63,7 @@ extension RemoteFeed {
             logger.error("cannot keep remote entries for a retry", metadata: ["folder": "\(folder)", "error": "\(error)"])
             return RemoteError(kind: .transient, code: "local_index", message: "cannot record remote changes: \(error)")
         }
-        let pushes = outcome.pushes + applier.echoes.takeUnrecorded()
-        if !pushes.isEmpty { journal.add(pushes) }
+        if !outcome.pushes.isEmpty { journal.add(outcome.pushes) }
         return outcome.retryLater
     }
 
