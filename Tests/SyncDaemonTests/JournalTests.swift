@@ -34,6 +34,20 @@ struct JournalTests {
         #expect(try index.journal.claim(folder: "f", limit: 10).map(\.path) == ["a"])
     }
 
+    /// A directory moved away while a push of a file below it runs (prepared while it was
+    /// there): no event names the file, yet its op runs once more and finds it gone
+    /// (a convergence run saw the file's creation committed and its tombstone never sent).
+    @Test func aMoveOfADirectoryMarksTheOpsRunningBelowItsOldNameDirty() throws {
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
+        try index.journal.enqueue(folder: "f", paths: ["sub/c.md", "sub2/x", "other/y"])
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        let running = try index.journal.enqueue(folder: "f", paths: ["d1", "sub"], moves: ["d1": "sub"])
+        #expect(running == ["sub/c.md"], "sub2/x and other/y are not below sub")
+        let again = try index.journal.finish(folder: "f", done: ["sub/c.md", "sub2/x", "other/y"], update: IndexUpdateBox(IndexUpdate()))
+        #expect(again == ["sub/c.md"])
+    }
+
     @Test func survivesReopenAndResumesRunningOps() throws {
         let (index, tmp) = try Self.store()
         defer { tmp.remove() }

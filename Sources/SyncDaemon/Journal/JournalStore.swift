@@ -51,6 +51,12 @@ public struct JournalStore: Sendable {
                     move_from = CASE WHEN state = 'running' THEN move_from ELSE COALESCE(excluded.move_from, move_from) END
                 RETURNING state
                 """)
+            // A directory moved away takes what is below it without an event of their own: an op
+            // running below its old name (prepared while it was there) runs once more.
+            let below = try db.cachedStatement(sql: """
+                UPDATE journal SET dirty = 1
+                WHERE folder_id = ? AND state = 'running' AND path >= ? AND path < ? RETURNING path
+                """)
             var running = Set<String>()
             var order = 0
             for request in requests {
@@ -60,6 +66,9 @@ public struct JournalStore: Sendable {
                     ]
                     if try String.fetchOne(insert, arguments: arguments) == "running" { running.insert(path) }
                     order += 1
+                }
+                for source in Set(request.moves.values) {
+                    running.formUnion(try String.fetchAll(below, arguments: [folder, source + "/", source + "0"]))
                 }
             }
             return running
