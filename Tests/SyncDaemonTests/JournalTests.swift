@@ -46,6 +46,8 @@ struct JournalTests {
         #expect(running == ["sub/c.md"], "sub2/x and other/y are not below sub")
         let again = try index.journal.finish(folder: "f", done: ["sub/c.md", "sub2/x", "other/y"], update: IndexUpdateBox(IndexUpdate()))
         #expect(again == ["sub/c.md"])
+        // After the move: if it commits, the file's rows go with it and the rerun sends nothing.
+        #expect(try index.journal.claim(folder: "f", limit: 10).map(\.path) == ["d1", "sub", "sub/c.md"])
     }
 
     @Test func survivesReopenAndResumesRunningOps() throws {

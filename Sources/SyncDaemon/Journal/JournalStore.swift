@@ -52,10 +52,12 @@ public struct JournalStore: Sendable {
                 RETURNING state
                 """)
             // A directory moved away takes what is below it without an event of their own: an op
-            // running below its old name (prepared while it was there) runs once more.
+            // running below its old name (prepared while it was there) runs once more, after the
+            // move (claimed in `enqueued_at` order: if the move commits, the files' rows go with
+            // it and the rerun finds nothing to send).
             let below = try db.cachedStatement(sql: """
-                UPDATE journal SET dirty = 1
-                WHERE folder_id = ? AND state = 'running' AND path >= ? AND path < ? RETURNING path
+                UPDATE journal SET dirty = 1, next_attempt_at = MAX(next_attempt_at, ?), enqueued_at = MAX(enqueued_at, ?)
+                WHERE \(IndexSQL.subtree) AND path != ? AND state = 'running' RETURNING path
                 """)
             var running = Set<String>()
             var order = 0
@@ -68,7 +70,9 @@ public struct JournalStore: Sendable {
                     order += 1
                 }
                 for source in Set(request.moves.values) {
-                    running.formUnion(try String.fetchAll(below, arguments: [folder, source + "/", source + "0"]))
+                    let after: StatementArguments = [t + request.delay, t + Double(order) * 1e-6]
+                    running.formUnion(try String.fetchAll(below, arguments: after + IndexSQL.subtree(folder: folder, source) + [source]))
+                    order += 1
                 }
             }
             return running
