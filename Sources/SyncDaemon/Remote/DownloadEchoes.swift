@@ -29,6 +29,10 @@ final class DownloadEchoes: Sendable {
         var expires: ContinuousClock.Instant
         /// A directory's creation event was taken as this echo before its rows were written.
         var seen = false
+
+        /// A directory whose download has not said yet how it ended (`recorded` drops a
+        /// seen one, so a seen echo is always one of these).
+        var isBeingMade: Bool { kind == .directory && inode == nil }
     }
 
     private struct Table {
@@ -86,7 +90,7 @@ final class DownloadEchoes: Sendable {
         expected.withLock { table in
             if table.echoes.count > 10_000 {
                 let now = ContinuousClock.now
-                table.echoes = table.echoes.filter { $0.value.expires > now || $0.value.seen }
+                table.echoes = table.echoes.filter { $0.value.expires > now || $0.value.isBeingMade }
             }
             table.echoes[path] = echo
         }
@@ -109,8 +113,7 @@ final class DownloadEchoes: Sendable {
         expected.withLock { table in
             guard !table.echoes.isEmpty else { return }
             let prefix = path + "/"
-            for (key, echo) in table.echoes where key == path || key.hasPrefix(prefix) {
-                if echo.kind == .directory && (echo.inode == nil || echo.seen) { continue }
+            for (key, echo) in table.echoes where (key == path || key.hasPrefix(prefix)) && !echo.isBeingMade {
                 table.echoes[key] = nil
             }
         }
@@ -119,7 +122,7 @@ final class DownloadEchoes: Sendable {
     /// Events were lost: nothing more is expected (what is being made is kept, as above).
     func forgetAll() {
         expected.withLock { table in
-            table.echoes = table.echoes.filter { $0.value.kind == .directory && ($0.value.inode == nil || $0.value.seen) }
+            table.echoes = table.echoes.filter { $0.value.isBeingMade }
         }
     }
 
@@ -130,7 +133,7 @@ final class DownloadEchoes: Sendable {
         let echo = expected.withLock { table -> Echo? in
             guard let echo = table.echoes[path] else { return nil }
             // A directory not recorded yet stays, marked, until its download says how it ended.
-            if echo.kind == .directory && echo.inode == nil {
+            if echo.isBeingMade {
                 table.echoes[path]?.seen = true
             } else {
                 table.echoes[path] = nil
