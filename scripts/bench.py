@@ -492,6 +492,7 @@ class Meter:
         su, ss = (t1["sv"][i] - self.t0["sv"][i] for i in (0, 1))
         self.disk_mib = (t1["disk"] - self.t0["disk"]) * 512 / (1 << 20)
         self.cpu = f"{du:.1f}u+{ds:.1f}s / {su:.1f}u+{ss:.1f}s"
+        self.cpu_total = du + ds + su + ss
         return self
 
 
@@ -674,6 +675,7 @@ def _bench_small_files(ctx, rsync):
     payloads = small_payloads()
     live, written, scan, scan_idle, live_cpu, scan_cpu, scan_first = [], [], [], [], [], [], []
     live_disk, scan_disk, peer, live_rss, scan_rss = [], [], [], [], []
+    scan_cpu_total, peer_cpu = [], []
     for run in range(ctx.args.runs):
         # (a) written while the daemon runs
         env = ctx.env("small-live")
@@ -730,6 +732,7 @@ def _bench_small_files(ctx, rsync):
             t1 = feed.wait(all_small, ctx.args.timeout, "10,000 files (initial scan)")
             check_foreign(ctx, mon, f"small-files scan run {run + 1}")
             scan_cpu.append(mon.cpu)
+            scan_cpu_total.append(mon.cpu_total)
             scan_disk.append(mon.disk_mib)
             t2 = env.wait_idle(60)
             scan_rss.append(peak_rss(env.daemon, env.server))
@@ -739,8 +742,10 @@ def _bench_small_files(ctx, rsync):
             scan_first.append(first - t0)
             wait_quiet(ctx, f"small-files rsync run {run + 1}")
             peer.append(rsync.push(env.folder))
+            peer_cpu.append(rsync.last_cpu)
             log(f"small-files scan run {run + 1}: all committed {t1 - t0:.2f} s after daemon start, idle at {t2 - t0:.2f} s; "
-                f"feed steps {feed.steps(t0)}; rsync of the same folder {peer[-1]:.2f} s")
+                f"feed steps {feed.steps(t0)}; rsync of the same folder {peer[-1]:.2f} s; "
+                f"CPU ours {scan_cpu_total[-1]:.2f} s, rsync {peer_cpu[-1]:.2f} s")
         except Exception:
             ctx.failures.append(("small-files (scan)", traceback.format_exc(), tail(env.daemon_log)))
             return
@@ -762,11 +767,16 @@ def _bench_small_files(ctx, rsync):
     ctx.add("small-files", "rsync -a of the same folder to an empty rsync daemon module, same run", "s", peer)
     ctx.add("small-files", "ratio ours (written live -> in feed) / rsync", "", [a / p for a, p in zip(live, peer)], "<= 0.5")
     ctx.add("small-files", "ratio ours (present at start -> in feed) / rsync", "", [a / p for a, p in zip(scan, peer)], "<= 0.5")
+    ctx.add("small-files", "CPU seconds, user+sys: rsync client and daemon, same run", "s", peer_cpu)
+    ctx.add("small-files", "CPU ratio ours (present at start -> in feed: syncd + sync-server) / rsync", "",
+            [a / p for a, p in zip(scan_cpu_total, peer_cpu) if p > 0], "<= 2")
 
 
 class RsyncPeer:
     """rsync -a to an rsync daemon on 127.0.0.1 (the peer in the same run): a fresh
     empty module for every push, so each run sends everything."""
+
+    last_cpu = 0.0  # CPU seconds of the last push, client and daemon (user + system)
 
     def __init__(self, tmp):
         self.root = tempfile.mkdtemp(prefix="syncd-bench-rsync-", dir=tmp)
@@ -793,10 +803,24 @@ class RsyncPeer:
         `again`, the previous run's target: rsync's delta transfer)."""
         if not again:
             self.runs += 1
+        daemon = self.daemon_pid()
+        c0, d0 = os.times(), pid_times(daemon, children=True)
         t0 = now()
         subprocess.run(["rsync", "-a", *extra, src.rstrip("/") + "/",
                         f"rsync://127.0.0.1:{self.port}/dst/run{self.runs}/"], check=True)
-        return now() - t0
+        took = now() - t0
+        # The daemon forks a child per connection; its CPU counts once the daemon has reaped it.
+        deadline = now() + 10
+        while children_of(daemon) and now() < deadline:
+            time.sleep(0.01)
+        c1, d1 = os.times(), pid_times(daemon, children=True)
+        self.last_cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system) \
+            + sum(d1) - sum(d0)
+        return took
+
+    def daemon_pid(self):
+        with open(os.path.join(self.root, "rsyncd.pid")) as f:
+            return int(f.read().strip())
 
     def close(self):
         try:
@@ -844,6 +868,7 @@ def bench_receive_small(ctx):
     the same folder to an empty module in the same run (plain, and with --fsync)."""
     payloads = small_payloads()
     ours, ours_cpu, peer, peer_fsync, rss = [], [], [], [], []
+    ours_cpu_total, peer_cpu = [], []
     rsync = RsyncPeer(ctx.args.tmp)
     try:
         for run in range(ctx.args.runs):
@@ -867,11 +892,14 @@ def bench_receive_small(ctx):
                 b.server = None
                 ours.append(t1 - t0)
                 ours_cpu.append(mon.cpu)
+                ours_cpu_total.append(mon.cpu_total)
                 wait_quiet(ctx, f"receive-small rsync run {run + 1}")
                 peer.append(rsync.push(env.folder))
+                peer_cpu.append(rsync.last_cpu)
                 peer_fsync.append(rsync.push(env.folder, ["--fsync"]))
                 log(f"receive-small run {run + 1}: device B had all 10k files and was idle {t1 - t0:.2f} s after its start; "
-                    f"rsync {peer[-1]:.2f} s, rsync --fsync {peer_fsync[-1]:.2f} s")
+                    f"rsync {peer[-1]:.2f} s, rsync --fsync {peer_fsync[-1]:.2f} s; "
+                    f"CPU ours {ours_cpu_total[-1]:.2f} s, rsync {peer_cpu[-1]:.2f} s")
             except Exception:
                 ctx.failures.append(("receive-small", traceback.format_exc(), tail(b.daemon_log) if b else ""))
                 return
@@ -891,6 +919,9 @@ def bench_receive_small(ctx):
     ctx.add("receive-small", "rsync -a --fsync, same run", "s", peer_fsync)
     ratio = [a / p for a, p in zip(ours, peer)]
     ctx.add("receive-small", "ratio ours / rsync (same run)", "", ratio, "<= 1.2")
+    ctx.add("receive-small", "CPU seconds, user+sys: rsync client and daemon, same run", "s", peer_cpu)
+    ctx.add("receive-small", "CPU ratio ours (syncd B + sync-server) / rsync", "",
+            [a / p for a, p in zip(ours_cpu_total, peer_cpu) if p > 0], "<= 2")
 
 
 def make_big_source(path):
