@@ -33,22 +33,42 @@ struct BatchDownload: Sendable {
         !entry.deleted && entry.kind == .file && entry.size <= batchFileLimit && moves[entry.path] == nil
     }
 
-    /// Applies a group of batchable entries. Those that plan as a download into an empty
-    /// place go the batch way; every other one, and any the batch could not finish (its
-    /// place taken meanwhile, a chunk the server lacks, a write that failed), goes the
-    /// one-by-one way, which plans it again and reports what goes wrong.
+    /// A group of batchable entries planned, fetched and staged (`stage`), waiting to be
+    /// placed (`place`). A pipeline places one group while it stages the next.
+    struct Staged: Sendable {
+        fileprivate var files: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)] = []
+        /// The paths taken the batch way, shown in progress until placed.
+        fileprivate var fresh: [String] = []
+        /// Entries for the one-by-one way, which plans each again and reports what goes wrong.
+        fileprivate var others: [WireEntry] = []
+        /// The server went away while chunks were fetched: the page is applied again later.
+        fileprivate var retryLater: RemoteError?
+    }
+
+    /// The first half of applying a group of batchable entries. Those that plan as a download
+    /// into an empty place go the batch way: fetched and staged beside their targets. Every
+    /// other one, and any the batch could not stage (a chunk the server lacks, a write that
+    /// failed), is left for the one-by-one way. Nothing is recorded or placed yet.
     /// `prefetched`: chunks fetched for the group beforehand (`BatchPipeline`); what it
     /// lacks is fetched now.
-    func apply(
-        _ group: [WireEntry], prefetched: ChunkFetcher.Fetched = .init(), device: String, stamp: String,
-        into outcome: inout Outcome
-    ) async {
-        var single: [WireEntry] = []
+    func stage(_ group: [WireEntry], prefetched: ChunkFetcher.Fetched = .init()) async -> Staged {
+        var staged = Staged()
         // Each directory of the batch is walked from the root once, for planning and staging.
         var open = OpenDirectories()
-        let fresh = planFresh(group, reusing: &open, others: &single)
-        if !fresh.isEmpty { await download(fresh, prefetched: prefetched, reusing: &open, others: &single, into: &outcome) }
-        for entry in single { await applier.applyOne(entry, device: device, stamp: stamp, into: &outcome) }
+        let fresh = planFresh(group, reusing: &open, others: &staged.others)
+        if !fresh.isEmpty { await download(fresh, prefetched: prefetched, reusing: &open, into: &staged) }
+        return staged
+    }
+
+    /// The second half: makes the staged files durable, records them, renames them into
+    /// place; then applies the rest one by one (with those the batch could not place: their
+    /// place taken meanwhile, a newer revision recorded meanwhile).
+    func place(_ staged: Staged, device: String, stamp: String, into outcome: inout Outcome) async {
+        var others = staged.others
+        if let error = staged.retryLater { outcome.retryLater = error }
+        if !staged.files.isEmpty { record(staged.files, others: &others, into: &outcome) }
+        if !staged.fresh.isEmpty { await progress.end(paths: staged.fresh) }
+        for entry in others { await applier.applyOne(entry, device: device, stamp: stamp, into: &outcome) }
     }
 
     /// The entries of `group` that plan as a download into an empty place, with the base
@@ -82,7 +102,7 @@ struct BatchDownload: Sendable {
 
     private func download(
         _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], prefetched: ChunkFetcher.Fetched,
-        reusing open: inout OpenDirectories, others: inout [WireEntry], into outcome: inout Outcome
+        reusing open: inout OpenDirectories, into staged: inout Staged
     ) async {
         var fetched = ChunkFetcher.Fetched()
         var missing: [String] = []
@@ -99,41 +119,39 @@ struct BatchDownload: Sendable {
             fetched.error = more.error
         }
         applier.metrics.downloaded(files: 0, bytes: fetched.chunks.values.reduce(Int64(0)) { $0 + Int64($1.count) })
+        staged.fresh = fresh.map(\.entry.path)
         await progress.begin(fresh.map { ($0.entry.path, $0.entry.size) }, direction: "download")
-        await stageAndPlace(fresh, fetched: fetched, reusing: &open, others: &others, into: &outcome)
-        await progress.end(paths: fresh.map(\.entry.path))
-    }
-
-    private func stageAndPlace(
-        _ fresh: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)], fetched: ChunkFetcher.Fetched,
-        reusing open: inout OpenDirectories, others: inout [WireEntry], into outcome: inout Outcome
-    ) async {
         var complete: [(entry: WireEntry, base: BaseRecord?, local: LocalRecord?)] = []
         for item in fresh {
             guard item.entry.chunks.allSatisfy({ fetched.chunks[$0] != nil }) else {
                 // The server is away: the whole page is applied again later. Else it lacks a
                 // chunk (or is too old to batch): one by one fetches and says which.
                 if let error = fetched.error, error.kind == .transient {
-                    outcome.retryLater = error
+                    staged.retryLater = error
                 } else {
-                    others.append(item.entry)
+                    staged.others.append(item.entry)
                 }
                 continue
             }
             complete.append(item)
         }
-        var staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)] = []
         for (item, file) in zip(complete, await stageAll(complete.map(\.entry), chunks: fetched.chunks, reusing: &open)) {
             // One that could not be staged is looked at again one by one, which reports it.
             guard let file else {
-                others.append(item.entry)
+                staged.others.append(item.entry)
                 continue
             }
-            staged.append((file, item.base, item.local))
+            staged.files.append((file, item.base, item.local))
         }
-        guard !staged.isEmpty else { return }
-        await progress.complete(staged.map(\.file.entry.path))
-        let placed = place(staged, others: &others, into: &outcome)
+        if !staged.files.isEmpty { await progress.complete(staged.files.map(\.file.entry.path)) }
+    }
+
+    /// Places the staged files (`placeFiles`) and records them as landed.
+    private func record(
+        _ staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)], others: inout [WireEntry],
+        into outcome: inout Outcome
+    ) {
+        let placed = placeFiles(staged, others: &others, into: &outcome)
         guard !placed.isEmpty else { return }
         var late = IndexUpdate()
         for (entry, stat) in placed { late.locals.append(entry.localRecord(stat: stat)) }
@@ -209,7 +227,7 @@ struct BatchDownload: Sendable {
 
     /// Makes the staged files durable, records them (each only over the base it was planned
     /// against) and renames them into place. Returns the files placed and their stat.
-    private func place(
+    private func placeFiles(
         _ staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)], others: inout [WireEntry],
         into outcome: inout Outcome
     ) -> [(entry: WireEntry, stat: FileStat)] {

@@ -1,16 +1,22 @@
 import SyncCore
 
 /// Batches of small downloads in page order, each one's chunks fetched while the batch
-/// before it is planned, staged and placed: the network and the server work beside the
-/// disk instead of before it. Only the chunks of files that will likely download into an
-/// empty place are fetched ahead (no local record, nothing at the path): the rest are
-/// planned first, as before. At most two batches' chunks are held (`batchMaxBytes` each),
-/// and the fetch ahead has half of `max_concurrent` (the batch being applied may fetch too).
+/// before it is planned and staged, and each one placed while the batch after it is staged:
+/// the network, the server, the staging (mostly the kernel creating files) and the placing
+/// (mostly waiting for the disk: a `syncfs`, two index commits) work side by side instead
+/// of in turn. Batches are placed one at a time, in page order. Only the chunks of files
+/// that will likely download into an empty place are fetched ahead (no local record,
+/// nothing at the path): the rest are planned first, as before. At most two batches'
+/// chunks are held (`batchMaxBytes` each) and two batches staged, and the fetch ahead has
+/// half of `max_concurrent` (the batch being staged may fetch too).
 struct BatchPipeline {
     let applier: RemoteApplier
     let device: String
     let stamp: String
+    /// The next batch, its chunks on their way.
     private var waiting: (entries: [WireEntry], chunks: Task<ChunkFetcher.Fetched, Never>)?
+    /// The batch before it, being placed; what that finds is merged when it is done.
+    private var placing: Task<RemoteApplier.Outcome, Never>?
 
     init(applier: RemoteApplier, device: String, stamp: String) {
         self.applier = applier
@@ -18,24 +24,46 @@ struct BatchPipeline {
         self.stamp = stamp
     }
 
-    /// Starts fetching `entries`' chunks and applies the batch before it meanwhile.
+    /// Starts fetching `entries`' chunks and stages the batch before it meanwhile.
     mutating func add(_ entries: [WireEntry], into outcome: inout RemoteApplier.Outcome) async {
         guard !entries.isEmpty else { return }
         let applier = self.applier
         let fetcher = ChunkFetcher(
             remote: applier.remote, folder: applier.folder, maxConcurrent: max(1, applier.fetchConcurrency / 2))
         let chunks = Task { await fetcher.fetch(Self.likelyFresh(entries, applier: applier).flatMap(\.chunks)) }
-        await flush(into: &outcome)
+        await stageWaiting(into: &outcome)
         waiting = (entries, chunks)
     }
 
-    /// Applies the batch waiting, if any (before an entry that may not pass it, and at the end).
+    /// Applies every batch (before an entry that may not pass them, and at the end).
     mutating func flush(into outcome: inout RemoteApplier.Outcome) async {
+        await stageWaiting(into: &outcome)
+        await finishPlacing(into: &outcome)
+    }
+
+    /// Stages the batch waiting, if any, while the one before it is placed; then places it
+    /// once that is done.
+    private mutating func stageWaiting(into outcome: inout RemoteApplier.Outcome) async {
         guard let (entries, chunks) = waiting else { return }
         waiting = nil
         // A stop (or the folder's removal) cancels the fetch ahead too.
         let fetched = await withTaskCancellationHandler { await chunks.value } onCancel: { chunks.cancel() }
-        await BatchDownload(applier: applier).apply(entries, prefetched: fetched, device: device, stamp: stamp, into: &outcome)
+        let download = BatchDownload(applier: applier)
+        let staged = await download.stage(entries, prefetched: fetched)
+        await finishPlacing(into: &outcome)
+        let device = self.device, stamp = self.stamp
+        placing = Task {
+            var outcome = RemoteApplier.Outcome()
+            await download.place(staged, device: device, stamp: stamp, into: &outcome)
+            return outcome
+        }
+    }
+
+    /// Waits for the batch being placed, if any, and adds what it found to `outcome`.
+    private mutating func finishPlacing(into outcome: inout RemoteApplier.Outcome) async {
+        guard let task = placing else { return }
+        placing = nil
+        outcome.merge(await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() })
     }
 
     /// The entries with no local record and nothing at their path: those a batch downloads.

@@ -35,6 +35,16 @@ struct RemoteApplier: Sendable {
         var conflicts = 0
         /// The server could not be reached for some entry: apply the page again later.
         var retryLater: RemoteError?
+
+        /// Adds what another part of the page's application found (a batch placed beside it).
+        mutating func merge(_ other: Outcome) {
+            pushes += other.pushes
+            errors += other.errors
+            failed += other.failed
+            applied += other.applied
+            conflicts += other.conflicts
+            if let error = other.retryLater { retryLater = error }
+        }
     }
 
     /// `ownDeviceId`: entries this device committed whose push is still being
