@@ -6,7 +6,13 @@ public struct TemporaryDirectory: Sendable {
     public let path: String
 
     public init(_ label: String) throws {
-        path = NSTemporaryDirectory() + "syncd-test-\(label)-\(UUID().uuidString.prefix(8))"
+        try self.init(under: NSTemporaryDirectory(), label)
+    }
+
+    /// The same under `parent` (another file system than the temp dir's, say).
+    public init(under parent: String, _ label: String) throws {
+        let parent = parent.hasSuffix("/") ? parent : parent + "/"
+        path = parent + "syncd-test-\(label)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 

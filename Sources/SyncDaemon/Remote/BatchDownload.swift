@@ -3,7 +3,7 @@ import SyncClient
 import SyncCore
 
 /// Small new files of a feed page arrive together: their chunks come in a few batched
-/// requests, they are staged, made durable with one `syncfs`, recorded in one
+/// requests, they are staged, made durable with one `syncfs` (a file system), recorded in one
 /// transaction, renamed into place and recorded as landed in one more. One file at a
 /// time paid a request, an fsync and three index commits each (decision 0010).
 struct BatchDownload: Sendable {
@@ -243,7 +243,7 @@ struct BatchDownload: Sendable {
         }
         let recorded: Set<String>
         do {
-            try assembler.syncFileSystem()
+            try FileAssembler.syncFileSystems(holding: staged.map(\.file.staging.directory))
             recorded = try index.records.apply(folder: folder, guarded: updates)
         } catch {
             for (file, _, _) in staged { assembler.discard(file) }

@@ -15,7 +15,7 @@ struct StagedFile: Sendable {
 extension FileAssembler {
     /// Writes `entry` from `chunks` (already checked against their hashes) into a staging
     /// file beside its target, with the entry's size, mode and mtime, without fsync: a
-    /// batch of them is made durable with one `syncFileSystem()` before any is recorded
+    /// batch of them is made durable with `syncFileSystems(holding:)` before any is recorded
     /// or renamed into place.
     /// `open`: the batch's directories, resolved once each.
     func stage(_ entry: WireEntry, chunks: [String: [UInt8]], reusing open: inout OpenDirectories) throws(DaemonError)
@@ -69,11 +69,20 @@ extension FileAssembler {
         return (staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600))
     }
 
-    /// One `syncfs(2)` on the folder's file system: everything staged so far is on disk.
-    func syncFileSystem() throws(DaemonError) {
-        let root: DirectoryHandle
-        do { root = try materializer.folder.openRoot() } catch { throw error }
-        guard clinux_syncfs(root.fd) == 0 else { throw DaemonError.io("syncfs", "") }
+    /// Makes everything written in `directories` durable: one `syncfs(2)` per file system
+    /// they are on. Mostly that is the folder's; a file system mounted inside the folder is
+    /// synced too (a `syncfs` of the folder's alone would leave its files in the page cache
+    /// while they are recorded as landed). Returns how many file systems were synced.
+    @discardableResult
+    static func syncFileSystems(holding directories: [DirectoryHandle]) throws(DaemonError) -> Int {
+        var seen = Set<ObjectIdentifier>(), devices = Set<UInt64>()
+        for directory in directories where seen.insert(ObjectIdentifier(directory)).inserted {
+            var st = stat()
+            guard fstat(directory.fd, &st) == 0 else { throw DaemonError.io("stat a staging directory", "") }
+            guard devices.insert(UInt64(st.st_dev)).inserted else { continue }
+            guard clinux_syncfs(directory.fd) == 0 else { throw DaemonError.io("syncfs", "") }
+        }
+        return devices.count
     }
 
     /// Renames a staged file into the empty place it was planned for; returns what is at
