@@ -103,6 +103,13 @@ final class DirectoryHandle: Sendable {
     init(fd: Int32) { self.fd = fd }
     deinit { close(fd) }
 
+    /// The directory's file system and inode; nil if it cannot be read.
+    var identity: (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
+
     /// Opens the child directory `name`; a symlink or non-directory there is refused.
     func descend(into name: String, create: Bool, walked: String, relative: String) throws(DaemonError)
         -> DirectoryHandle

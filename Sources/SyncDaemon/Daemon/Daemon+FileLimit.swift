@@ -2,9 +2,10 @@ import Glibc
 import Logging
 
 extension Daemon {
-    /// Raises the soft limit on open files to the hard one: each folder keeps a directory
-    /// open per file of a download batch (up to 256), besides its database, watches and
-    /// connections, and the usual soft default (1024) is low for several folders at once.
+    /// Raises the soft limit on open files to the hard one: each folder keeps the directories
+    /// of two download batches open (one placed while the next is staged: up to 2 × 256),
+    /// besides its database, watches and connections, and the usual soft default (1024) is
+    /// low for several folders at once. (Past the limit a file goes the one-by-one way.)
     static func raiseOpenFileLimit(logger: Logger) {
         var limit = rlimit()
         let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)

@@ -61,14 +61,16 @@ struct BatchDownload: Sendable {
     }
 
     /// The second half: makes the staged files durable, records them, renames them into
-    /// place; then applies the rest one by one (with those the batch could not place: their
-    /// place taken meanwhile, a newer revision recorded meanwhile).
-    func place(_ staged: Staged, device: String, stamp: String, into outcome: inout Outcome) async {
+    /// place. Returns the entries left for the one-by-one way (`RemoteApplier.applyOne`, in
+    /// page order, before the next batch is placed): those the batch did not stage, and those
+    /// it could not place (their place taken meanwhile, a newer revision recorded meanwhile,
+    /// their directory moved meanwhile).
+    func place(_ staged: Staged, into outcome: inout Outcome) async -> [WireEntry] {
         var others = staged.others
         if let error = staged.retryLater { outcome.retryLater = error }
         if !staged.files.isEmpty { record(staged.files, others: &others, into: &outcome) }
         if !staged.fresh.isEmpty { await progress.end(paths: staged.fresh) }
-        for entry in others { await applier.applyOne(entry, device: device, stamp: stamp, into: &outcome) }
+        return others
     }
 
     /// The entries of `group` that plan as a download into an empty place, with the base
@@ -257,6 +259,8 @@ struct BatchDownload: Sendable {
         let dropEchoes: Bool
         do { dropEchoes = try !index.journal.hasPendingMove(folder: folder) } catch { dropEchoes = false }
         var placed: [(entry: WireEntry, stat: FileStat)] = []
+        // Each directory is checked once, just before the first rename into it.
+        var inPlace: [ObjectIdentifier: Bool] = [:]
         for (file, base, local) in staged {
             guard recorded.contains(file.entry.path) else {
                 applier.logger.trace("batch download not recorded: planned again", metadata: ["path": "\(file.entry.path)"])
@@ -266,6 +270,10 @@ struct BatchDownload: Sendable {
                 continue
             }
             do {
+                let directory = ObjectIdentifier(file.target.directory)
+                let there = inPlace[directory] ?? assembler.isInPlace(file)
+                inPlace[directory] = there
+                guard there else { throw DaemonError(.changedMeanwhile, "its directory moved meanwhile", path: file.entry.path) }
                 if dropEchoes { echoes.expect(file.entry.path, stat: file.stat) }
                 placed.append((file.entry, try assembler.place(file)))
                 applier.logger.trace(

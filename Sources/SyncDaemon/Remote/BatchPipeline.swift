@@ -15,8 +15,9 @@ struct BatchPipeline {
     let stamp: String
     /// The next batch, its chunks on their way.
     private var waiting: (entries: [WireEntry], chunks: Task<ChunkFetcher.Fetched, Never>)?
-    /// The batch before it, being placed; what that finds is merged when it is done.
-    private var placing: Task<RemoteApplier.Outcome, Never>?
+    /// The batch before it, being placed; what that finds is merged when it is done, and
+    /// what it leaves is applied one by one then.
+    private var placing: Task<(outcome: RemoteApplier.Outcome, others: [WireEntry]), Never>?
 
     init(applier: RemoteApplier, device: String, stamp: String) {
         self.applier = applier
@@ -51,19 +52,22 @@ struct BatchPipeline {
         let download = BatchDownload(applier: applier)
         let staged = await download.stage(entries, prefetched: fetched)
         await finishPlacing(into: &outcome)
-        let device = self.device, stamp = self.stamp
         placing = Task {
             var outcome = RemoteApplier.Outcome()
-            await download.place(staged, device: device, stamp: stamp, into: &outcome)
-            return outcome
+            let others = await download.place(staged, into: &outcome)
+            return (outcome, others)
         }
     }
 
-    /// Waits for the batch being placed, if any, and adds what it found to `outcome`.
+    /// Waits for the batch being placed, if any, adds what it found to `outcome`, and applies
+    /// what it left one by one. (Not beside the next batch's staging: those may be network
+    /// downloads of any length, and requests beyond `max_concurrent`.)
     private mutating func finishPlacing(into outcome: inout RemoteApplier.Outcome) async {
         guard let task = placing else { return }
         placing = nil
-        outcome.merge(await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() })
+        let placed = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        outcome.merge(placed.outcome)
+        for entry in placed.others { await applier.applyOne(entry, device: device, stamp: stamp, into: &outcome) }
     }
 
     /// The entries with no local record and nothing at their path: those a batch downloads.

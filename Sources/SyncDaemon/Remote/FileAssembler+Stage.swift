@@ -85,6 +85,17 @@ extension FileAssembler {
         return devices.count
     }
 
+    /// Whether `staged`'s directory is still the one at its path in the folder (the same
+    /// file system and inode). The file is renamed into place through the directory held
+    /// since it was staged: one the user moved or replaced since would take the file where
+    /// the records do not say.
+    func isInPlace(_ staged: StagedFile) -> Bool {
+        let now: Located
+        do { now = try materializer.folder.parent(of: staged.entry.path) } catch { return false }
+        guard let held = staged.target.directory.identity, let found = now.directory.identity else { return false }
+        return held == found
+    }
+
     /// Renames a staged file into the empty place it was planned for; returns what is at
     /// the path now (the staged stat if the user wrote to it in between: its mismatch makes
     /// the next look rehash). Throws `changedMeanwhile` if something is there now.
