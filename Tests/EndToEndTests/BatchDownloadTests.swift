@@ -79,4 +79,68 @@ struct BatchDownloadTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
+
+    /// Directories the user renames, and moves out of the folder, on the receiving device
+    /// while its batches land (a batch is placed while the next is staged, through the
+    /// directories held since staging): both devices end up the same, and every file is there
+    /// once (under its directory's old name or new one), or, for the directory moved out,
+    /// on both devices or on neither. (Beta's chunk fetches are held 150 ms each, so the
+    /// receive lasts long enough to move things in.)
+    @Test func directoriesMovedWhileBatchesLandConverge() async throws {
+        let (two, proxy) = try await TwoDevices.startBehindProxy("batch-rename", throughProxy: ["beta"])
+        defer { two.stop() }
+        two.b.stop()
+        var contents: [String: String] = [:]  // "d<k>/n<i>.txt" -> content hash
+        for d in 0..<6 {
+            try FileManager.default.createDirectory(atPath: two.a.path("d\(d)"), withIntermediateDirectories: true)
+            for i in 0..<250 {
+                let text = "file \(d)/\(i) " + String(repeating: "y", count: i)
+                try writeFile(two.a.path("d\(d)/n\(i).txt"), text)
+                contents["d\(d)/n\(i).txt"] = contentHash(text)
+            }
+        }
+        try await two.a.waitUntilIdle(timeout: .seconds(120))
+        proxy.delayReplies(toRequestsContaining: "/chunks/fetch", by: .milliseconds(150))
+        try await two.b.start()
+        func files(in directory: String) -> Int {
+            // (Missing until its first file lands.)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: two.b.path(directory)) else { return 0 }
+            return names.filter { $0.hasSuffix(".txt") }.count
+        }
+        try await eventually("beta has some of d2's files", timeout: .seconds(120), poll: .milliseconds(2)) { files(in: "d2") > 0 }
+        let outside = try two.tmp.sub("outside")
+        try FileManager.default.moveItem(atPath: two.b.path("d1"), toPath: two.b.path("e1"))
+        try FileManager.default.moveItem(atPath: two.b.path("d2"), toPath: outside + "/d2")
+        let received = (0..<6).map { files(in: "d\($0)") }.reduce(0, +) + files(in: "e1")
+        #expect(received < contents.count, "beta had every file before the moves: nothing was checked")
+
+        // Both devices end up the same.
+        var a: [String: String] = [:], b: [String: String] = [:]
+        do {
+            try await eventually("both devices agree", timeout: .seconds(90)) {
+                a = try localTree(two.a.folderPath)
+                b = try localTree(two.b.folderPath)
+                guard a == b else { return false }
+                let idleA = try await two.a.status()?.state == .idle
+                let idleB = try await two.b.status()?.state == .idle
+                return idleA && idleB
+            }
+        } catch {
+            two.tmp.keepForPostMortem()
+            let onlyA = Set(a.keys).subtracting(b.keys).sorted().prefix(10), onlyB = Set(b.keys).subtracting(a.keys).sorted().prefix(10)
+            throw TestFailure("\(error)\nonly on alpha: \(onlyA)\nonly on beta: \(onlyB)\nkept: \(two.tmp.path)")
+        }
+        for (path, hash) in contents where !path.hasPrefix("d2/") {
+            let found = [path, "e" + path.dropFirst()].filter { b[$0] != nil }
+            #expect(found.count == 1, "\(path): at \(found)")
+            #expect(found.allSatisfy { b[$0] == hash }, "\(path): content differs")
+        }
+        // What beta had of d2 went with it; nothing of it is left on either device.
+        let movedOut = try localTree(outside + "/d2").filter { $0.key.hasSuffix(".txt") }
+        #expect(!movedOut.isEmpty)
+        for (name, hash) in movedOut {
+            #expect(contents["d2/" + name] == hash, "d2/\(name) moved out with other content")
+            #expect(b["d2/" + name] == nil, "d2/\(name) is still in the folder after it was moved out")
+        }
+    }
 }

@@ -64,7 +64,9 @@ struct Uploader: Sendable {
             return staged
         }
         // 1. Read and hash.
+        var preparations: [String: Preparation] = [:]
         for (path, preparation, below) in await prepareAll(paths, records: records) {
+            preparations[path] = preparation
             staged.inputs[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
             switch preparation {
             case .change(let list): staged.changes[path] = list
@@ -78,6 +80,7 @@ struct Uploader: Sendable {
             case .failed(let error): staged.result.settle(path, .failed(error))
             }
         }
+        await lookBelowReplacedDirectories(&staged, preparations: preparations, records: records.local)
         afterPreparing?()
         setAsideMeetingDownloads(&staged, ops: ops)
         // A vanished directory's tombstones may repeat paths that have ops of their own:
