@@ -27,6 +27,11 @@ struct IndexUpdate: Sendable {
     /// landed. An older one recorded meanwhile (a tombstone the feed brought, which the server
     /// took the change over) is replaced as usual: the server applied this change after it.
     var notOverNewer: Set<String> = []
+    /// Paths journaled (an op each, or their running op marked to run again) in the same
+    /// transaction as these records, by `JournalStore.finish`: entries a push batch's outcome
+    /// says may have changed with no event of their own (what a moved or re-made directory
+    /// no longer holds). Recorded with the batch, they cannot be lost without it.
+    var lookAgain: [String] = []
 
     func adding(local: LocalRecord) -> IndexUpdate {
         var copy = self

@@ -22,6 +22,10 @@ extension JournalStore {
                 """)
             let now = Date().timeIntervalSince1970
             for path in outdated { try lookAgain.execute(arguments: [folder, path, now, now]) }
+            // Entries the batch's outcome says to look at again (claimed in this order).
+            for (i, path) in update.value.lookAgain.enumerated() {
+                try lookAgain.execute(arguments: [folder, path, now, now + Double(i + 1) * 1e-6])
+            }
             // A rerun pushes the path's state as it is then: the move (if any) is done.
             let rerun = try db.cachedStatement(sql: """
                 UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL

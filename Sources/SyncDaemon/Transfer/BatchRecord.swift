@@ -2,7 +2,7 @@ import Foundation
 import SyncClient
 
 /// Writes what one push batch decided for the paths that did not finish (deferred,
-/// follow-ups, held, failed, unstable, transient) into the journal, and says what the
+/// held, failed, unstable, transient) into the journal, and says what the
 /// queue must tell their waiters. The finished paths are recorded first, by the queue
 /// (`JournalStore.finish`), whose waiters are answered at once. The queue keeps the
 /// waiters and its own state; this keeps the writes.
@@ -27,7 +27,6 @@ struct BatchRecord {
         let landing = result.paths { $0 == .landing }
         let transient = result.paths { $0 == .transient }
         if !deferred.isEmpty { try index.journal.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
-        if !result.followUps.isEmpty { try index.journal.enqueue(folder: folder, paths: result.followUps) }
         if !held.isEmpty { try index.journal.hold(folder: folder, paths: held) }
         for (path, fate) in result.fates {
             guard case .failed(let error) = fate else { continue }

@@ -81,14 +81,14 @@ struct MovePush: Sendable {
             result.finish(move.to, .committed(rev: outcome.rev))
             // Synced entries that are not in the new place on disk (deleted before or while
             // it moved): their tombstones must follow.
-            result.followUps += bases.filter { !$0.deleted && $0.path != move.to }.map(\.path).filter { path in
+            result.update.lookAgain += bases.filter { !$0.deleted && $0.path != move.to }.map(\.path).filter { path in
                 if case .missing = preparer.folder.lstat(path) { return true }
                 return false
             }
             // Old paths that are on disk again (a download of another device's edit re-created
             // one while the move was prepared): the move took the server's entries away, so what
             // is there now is new content to push, not something already synced.
-            result.followUps += ([move.from] + known.map(\.path)).filter { path in
+            result.update.lookAgain += ([move.from] + known.map(\.path)).filter { path in
                 if case .missing = preparer.folder.lstat(path) { return false }
                 return true
             }
@@ -113,6 +113,6 @@ extension PushBatchResult {
     /// that something re-created meanwhile would otherwise never be deleted).
     mutating func forget(_ move: (to: String, from: String), below: [BaseRecord]) {
         settle(move.to, .deferred(forgetMove: true))
-        followUps += below.map(\.path).filter { $0 != move.from }
+        update.lookAgain += below.map(\.path).filter { $0 != move.from }
     }
 }

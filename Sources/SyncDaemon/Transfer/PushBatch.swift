@@ -44,8 +44,6 @@ struct PushBatchResult: Sendable {
     /// The server has a version our base did not know: the current entries, for the engine to plan against.
     var conflicts: [WireEntry] = []
     var bytesSent: Int64 = 0
-    /// Paths to journal after this batch (entries a moved directory no longer has).
-    var followUps: [String] = []
 
     /// Gives `path` this fate, unless it already has one that leaves more to do.
     mutating func settle(_ path: String, _ fate: PathFate) {
