@@ -66,6 +66,30 @@ struct SafetyTests {
         #expect(try await rig.server.client(credential: credA).tree(folder: "docs").count == 36)
     }
 
+    /// The same for a directory moved out of the folder: one event, one held op (the
+    /// directory's); what was in it comes back with it.
+    @Test func aRejectedMoveOutOfTheFolderBringsTheFilesBack() async throws {
+        let rig = try await TwoDevices.start("wave-reject-move")
+        defer { rig.stop() }
+        let a = rig.a
+        try FileManager.default.createDirectory(atPath: a.path("sub/deeper"), withIntermediateDirectories: true)
+        for i in 0..<30 { try writeFile(a.path("sub/r\(i).txt"), "keep \(i)") }
+        try writeFile(a.path("sub/deeper/d.txt"), "deeper")
+        for i in 0..<5 { try writeFile(a.path("top\(i).txt"), "top \(i)") }
+        try await rig.waitForBoth(try localTree(a.folderPath))
+        let before = try localTree(a.folderPath)
+
+        try FileManager.default.moveItem(atPath: a.path("sub"), toPath: try rig.tmp.sub("elsewhere") + "/sub")
+        try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
+        let rejected = try a.syncctl("reject-deletes", "docs")
+        #expect(rejected.status == 0, "\(rejected.err)")
+        #expect(rejected.out.contains("bringing back 33 paths"), "\(rejected.out)")
+        try await rig.waitForBoth(before)
+        try await eventually("alpha is idle") { try await a.status()?.state == .idle }
+        let credA = try String(contentsOfFile: a.dir + "/credential", encoding: .utf8)
+        #expect(try await rig.server.client(credential: credA).tree(folder: "docs").count == before.count)
+    }
+
     /// No small-folder exemption: all five files of a five-file folder deleted while the
     /// daemon runs (not the root: its contents) wait where it happened. (The absolute count,
     /// `max_delete_count`, is checked in DeleteGuardTests.)

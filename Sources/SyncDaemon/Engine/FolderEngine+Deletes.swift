@@ -17,7 +17,7 @@ extension FolderEngine {
     public func rejectDeletes() async throws -> (rejected: Int, restored: Int) {
         let held = try index.heldDeletes(folder: id)
         guard !held.isEmpty else { return (0, 0) }
-        let current = try await currentEntries(held)
+        let current = try await currentEntries(held + goneBelow(held))
         // Parents before what is in them.
         let restoring = current.sorted { ($0.path.split(separator: "/").count, $0.path) < ($1.path.split(separator: "/").count, $1.path) }
         let rejected = try index.rejectHeldDeletes(folder: id, paths: held, restoring: restoring.map(\.path))
@@ -27,6 +27,21 @@ extension FolderEngine {
         // What cannot be fetched now is kept and retried like any remote change.
         await feed.apply(restoring)
         return (rejected, restoring.count)
+    }
+
+    /// The synced entries below the held paths that are not held themselves and are not on
+    /// disk: a directory moved out of the folder holds only its own op (no event names what
+    /// was in it), and what was in it comes back with it. (Deleted one by one, each has a
+    /// held op of its own.)
+    private func goneBelow(_ held: [String]) throws -> [String] {
+        let heldPaths = Set(held)
+        var gone = Set<String>()
+        for (path, live) in try index.base.live(folder: id, under: held) {
+            for entry in live where entry.path != path && !heldPaths.contains(entry.path) {
+                if case .missing = folder.lstat(entry.path) { gone.insert(entry.path) }
+            }
+        }
+        return gone.sorted()
     }
 
     /// The server's newest version of each path that is live there, 8 asked at a time.
