@@ -45,31 +45,24 @@ struct SafetyTests {
     /// `syncctl reject-deletes`: the held wave is dropped and the files come back from the
     /// server on the device that deleted them; nothing is deleted anywhere.
     @Test func aRejectedDeleteWaveBringsTheFilesBack() async throws {
-        let rig = try await TwoDevices.start("wave-reject")
-        defer { rig.stop() }
-        let a = rig.a
-        try FileManager.default.createDirectory(atPath: a.path("sub"), withIntermediateDirectories: true)
-        for i in 0..<30 { try writeFile(a.path("sub/r\(i).txt"), "keep \(i)") }
-        for i in 0..<5 { try writeFile(a.path("top\(i).txt"), "top \(i)") }
-        try await rig.waitForBoth(try localTree(a.folderPath))
-        let before = try localTree(a.folderPath)
-
-        try FileManager.default.removeItem(atPath: a.path("sub"))
-        try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
-        let rejected = try a.syncctl("reject-deletes", "docs")
-        #expect(rejected.status == 0, "\(rejected.err)")
-        #expect(rejected.out.contains("rejected 31 deletes in: docs; bringing back 31 paths"), "\(rejected.out)")
-        try await rig.waitForBoth(before)
-        try await eventually("alpha is idle") { try await a.status()?.state == .idle }
-        #expect(try a.syncctl("deletes", "docs").out.hasPrefix("docs: no deletes held"))
-        let credA = try String(contentsOfFile: a.dir + "/credential", encoding: .utf8)
-        #expect(try await rig.server.client(credential: credA).tree(folder: "docs").count == 36)
+        try await rejectedWaveBringsBack("wave-reject", says: "rejected 33 deletes in: docs; bringing back 33 paths") { rig in
+            try FileManager.default.removeItem(atPath: rig.a.path("sub"))
+        }
     }
 
     /// The same for a directory moved out of the folder: one event, one held op (the
     /// directory's); what was in it comes back with it.
     @Test func aRejectedMoveOutOfTheFolderBringsTheFilesBack() async throws {
-        let rig = try await TwoDevices.start("wave-reject-move")
+        try await rejectedWaveBringsBack("wave-reject-move", says: "rejected 1 deletes in: docs; bringing back 33 paths") { rig in
+            try FileManager.default.moveItem(atPath: rig.a.path("sub"), toPath: try rig.tmp.sub("elsewhere") + "/sub")
+        }
+    }
+
+    /// Alpha's `sub` (30 files, and `deeper/d.txt`) and 5 files beside it, synced; `takeAway`
+    /// removes `sub` (a delete wave, held); `reject-deletes` says `says` and everything
+    /// comes back on both devices and stays on the server.
+    private func rejectedWaveBringsBack(_ label: String, says: String, takeAway: (TwoDevices) throws -> Void) async throws {
+        let rig = try await TwoDevices.start(label)
         defer { rig.stop() }
         let a = rig.a
         try FileManager.default.createDirectory(atPath: a.path("sub/deeper"), withIntermediateDirectories: true)
@@ -79,13 +72,14 @@ struct SafetyTests {
         try await rig.waitForBoth(try localTree(a.folderPath))
         let before = try localTree(a.folderPath)
 
-        try FileManager.default.moveItem(atPath: a.path("sub"), toPath: try rig.tmp.sub("elsewhere") + "/sub")
+        try takeAway(rig)
         try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
         let rejected = try a.syncctl("reject-deletes", "docs")
         #expect(rejected.status == 0, "\(rejected.err)")
-        #expect(rejected.out.contains("bringing back 33 paths"), "\(rejected.out)")
+        #expect(rejected.out.contains(says), "\(rejected.out)")
         try await rig.waitForBoth(before)
         try await eventually("alpha is idle") { try await a.status()?.state == .idle }
+        #expect(try a.syncctl("deletes", "docs").out.hasPrefix("docs: no deletes held"))
         let credA = try String(contentsOfFile: a.dir + "/credential", encoding: .utf8)
         #expect(try await rig.server.client(credential: credA).tree(folder: "docs").count == before.count)
     }
