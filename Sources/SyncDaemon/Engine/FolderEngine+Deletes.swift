@@ -32,13 +32,30 @@ extension FolderEngine {
     /// The synced entries below the held paths that are not held themselves and are not on
     /// disk: a directory moved out of the folder holds only its own op (no event names what
     /// was in it), and what was in it comes back with it. (Deleted one by one, each has a
-    /// held op of its own.)
+    /// held op of its own.) Left out: a path with a change of this device on its way (an op
+    /// of its own, or a move from it) or a download landing there: those decide it.
     private func goneBelow(_ held: [String]) throws -> [String] {
         let heldPaths = Set(held)
+        // Below the topmost held paths only (in an `rm -r` wave, everything below is held too).
+        let topmost = held.filter { path in
+            var parent = Substring(path)
+            while let slash = parent.lastIndex(of: "/") {
+                parent = parent[..<slash]
+                if heldPaths.contains(String(parent)) { return false }
+            }
+            return true
+        }
         var gone = Set<String>()
-        for (path, live) in try index.base.live(folder: id, under: held) {
+        for (path, live) in try index.base.live(folder: id, under: topmost) {
             for entry in live where entry.path != path && !heldPaths.contains(entry.path) {
-                if case .missing = folder.lstat(entry.path) { gone.insert(entry.path) }
+                guard case .missing = folder.lstat(entry.path) else { continue }
+                if try index.journal.hasPendingPush(folder: id, path: entry.path)
+                    || index.journal.isPendingMoveSource(folder: id, path: entry.path)
+                    || index.intents.intent(folder: id, path: entry.path) != nil
+                {
+                    continue
+                }
+                gone.insert(entry.path)
             }
         }
         return gone.sorted()

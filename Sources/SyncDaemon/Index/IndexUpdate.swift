@@ -30,7 +30,7 @@ struct IndexUpdate: Sendable {
     /// Paths journaled (an op each, or their running op marked to run again) in the same
     /// transaction as these records, by `JournalStore.finish`: entries a push batch's outcome
     /// says may have changed with no event of their own (what a moved or re-made directory
-    /// no longer holds). Recorded with the batch, they cannot be lost without it.
+    /// no longer holds). Written with the batch's records: both or neither.
     var lookAgain: [String] = []
 
     func adding(local: LocalRecord) -> IndexUpdate {

@@ -51,6 +51,11 @@ extension JournalStore {
         try exists("SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from IS NOT NULL)", [folder])
     }
 
+    /// A move of this device away from `path` is queued or being committed.
+    func isPendingMoveSource(folder: String, path: String) throws -> Bool {
+        try exists("SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from = ?)", [folder, path])
+    }
+
     private func exists(_ sql: String, _ arguments: StatementArguments) throws -> Bool {
         try pool.read { db in try Bool.fetchOne(db, sql: sql, arguments: arguments) ?? false }
     }
