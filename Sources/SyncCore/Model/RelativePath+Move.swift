@@ -1,4 +1,15 @@
 extension RelativePath {
+    /// The directories `path` lies in, outermost first: `a/b/c` → `a`, `a/b`.
+    public static func ancestors(of path: String) -> [String] {
+        var result: [String] = []
+        var end = path.startIndex
+        while let slash = path[end...].firstIndex(of: "/") {
+            result.append(String(path[..<slash]))
+            end = path.index(after: slash)
+        }
+        return result
+    }
+
     /// `path` (which is `from` or lies below it) with its `from` prefix replaced
     /// by `to`: where an entry lands when `from` moves to `to`. Cut by UTF-8
     /// bytes, so a name that begins with a combining mark keeps it.

@@ -37,14 +37,7 @@ extension FolderEngine {
     private func goneBelow(_ held: [String]) throws -> [String] {
         let heldPaths = Set(held)
         // Below the topmost held paths only (in an `rm -r` wave, everything below is held too).
-        let topmost = held.filter { path in
-            var parent = Substring(path)
-            while let slash = parent.lastIndex(of: "/") {
-                parent = parent[..<slash]
-                if heldPaths.contains(String(parent)) { return false }
-            }
-            return true
-        }
+        let topmost = held.filter { !RelativePath.ancestors(of: $0).contains(where: heldPaths.contains) }
         var gone = Set<String>()
         for (path, live) in try index.base.live(folder: id, under: topmost) {
             for entry in live where entry.path != path && !heldPaths.contains(entry.path) {

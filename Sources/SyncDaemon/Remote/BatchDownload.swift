@@ -33,10 +33,13 @@ struct BatchDownload: Sendable {
         !entry.deleted && entry.kind == .file && entry.size <= batchFileLimit && moves[entry.path] == nil
     }
 
+    /// A staged file with the records it was planned against.
+    typealias Placement = (file: StagedFile, base: BaseRecord?, local: LocalRecord?)
+
     /// A group of batchable entries planned, fetched and staged (`stage`), waiting to be
     /// placed (`place`). A pipeline places one group while it stages the next.
     struct Staged: Sendable {
-        fileprivate var files: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)] = []
+        fileprivate var files: [Placement] = []
         /// The paths taken the batch way, shown in progress until placed.
         fileprivate var fresh: [String] = []
         /// Entries for the one-by-one way, which plans each again and reports what goes wrong.
@@ -150,7 +153,7 @@ struct BatchDownload: Sendable {
 
     /// Places the staged files (`placeFiles`) and records them as landed.
     private func record(
-        _ staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)], others: inout [WireEntry],
+        _ staged: [Placement], others: inout [WireEntry],
         into outcome: inout Outcome
     ) {
         let placed = placeFiles(staged, others: &others, into: &outcome)
@@ -230,7 +233,7 @@ struct BatchDownload: Sendable {
     /// Makes the staged files durable, records them (each only over the base it was planned
     /// against) and renames them into place. Returns the files placed and their stat.
     private func placeFiles(
-        _ staged: [(file: StagedFile, base: BaseRecord?, local: LocalRecord?)], others: inout [WireEntry],
+        _ staged: [Placement], others: inout [WireEntry],
         into outcome: inout Outcome
     ) -> [(entry: WireEntry, stat: FileStat)] {
         var updates: [GuardedUpdate] = []

@@ -77,9 +77,8 @@ extension FileAssembler {
     static func syncFileSystems(holding directories: [DirectoryHandle]) throws(DaemonError) -> Int {
         var seen = Set<ObjectIdentifier>(), devices = Set<UInt64>()
         for directory in directories where seen.insert(ObjectIdentifier(directory)).inserted {
-            var st = stat()
-            guard fstat(directory.fd, &st) == 0 else { throw DaemonError.io("stat a staging directory", "") }
-            guard devices.insert(UInt64(st.st_dev)).inserted else { continue }
+            guard let identity = directory.identity else { throw DaemonError.io("stat a staging directory", "") }
+            guard devices.insert(identity.device).inserted else { continue }
             guard clinux_syncfs(directory.fd) == 0 else { throw DaemonError.io("syncfs", "") }
         }
         return devices.count

@@ -159,14 +159,7 @@ struct RemoteApplier: Sendable {
     static func order(live: [WireEntry], gone: [WireEntry], moveSources: Set<String>) -> [WireEntry] {
         let replaced = Set(live.filter { $0.kind != .directory }.map(\.path))
         guard !replaced.isEmpty else { return live + gone }
-        func isBelowReplaced(_ path: String) -> Bool {
-            var parent = Substring(path)
-            while let slash = parent.lastIndex(of: "/") {
-                parent = parent[..<slash]
-                if replaced.contains(String(parent)) { return true }
-            }
-            return false
-        }
+        func isBelowReplaced(_ path: String) -> Bool { RelativePath.ancestors(of: path).contains(where: replaced.contains) }
         let first = gone.filter { isBelowReplaced($0.path) && !moveSources.contains($0.path) }
         guard !first.isEmpty else { return live + gone }
         let firstPaths = Set(first.map(\.path))

@@ -7,13 +7,11 @@ import Foundation
 /// this batch (what is on disk below the new one has events, and its scan, of its own).
 extension Uploader {
     /// Adds to `staged`'s update (`lookAgain`, journaled with the batch's records) the entries
-    /// the index has below each prepared directory that is not the one recorded at its path,
-    /// and that are missing on disk. If the index cannot be read, the directory's op fails
-    /// (shown) without recording the new directory, so that the next look finds it again.
-    func lookBelowReplacedDirectories(_ staged: inout StagedPush, preparations: [String: Preparation], records: [String: LocalRecord]) async {
-        let replaced = preparations.filter { Self.isReplacedDirectory($0.key, recorded: records[$0.key], preparation: $0.value) }
-            .map(\.key).sorted()
-        guard !replaced.isEmpty else { return }
+    /// the index has below each of `replaced` (prepared directories that are not the ones
+    /// recorded at their paths, `isReplacedDirectory`) that are missing on disk. If the index
+    /// cannot be read, those directories' ops fail (shown) without recording the new
+    /// directories, so that the next look finds them again.
+    func lookBelow(replacedDirectories replaced: [String], of staged: inout StagedPush) async {
         let below: [String: [BaseRecord]]
         do {
             below = try index.base.live(folder: folder, under: replaced)

@@ -64,9 +64,9 @@ struct Uploader: Sendable {
             return staged
         }
         // 1. Read and hash.
-        var preparations: [String: Preparation] = [:]
+        var replaced: [String] = []
         for (path, preparation, below) in await prepareAll(paths, records: records) {
-            preparations[path] = preparation
+            if Self.isReplacedDirectory(path, recorded: records.local[path], preparation: preparation) { replaced.append(path) }
             staged.inputs[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
             switch preparation {
             case .change(let list): staged.changes[path] = list
@@ -80,7 +80,7 @@ struct Uploader: Sendable {
             case .failed(let error): staged.result.settle(path, .failed(error))
             }
         }
-        await lookBelowReplacedDirectories(&staged, preparations: preparations, records: records.local)
+        if !replaced.isEmpty { await lookBelow(replacedDirectories: replaced.sorted(), of: &staged) }
         afterPreparing?()
         setAsideMeetingDownloads(&staged, ops: ops)
         // A vanished directory's tombstones may repeat paths that have ops of their own:

@@ -44,13 +44,5 @@ extension CommitPlan {
     }
 
     /// `a/b/c` → `a`, `a/b`.
-    static func ancestors(of path: String) -> [String] {
-        var result: [String] = []
-        var end = path.startIndex
-        while let slash = path[end...].firstIndex(of: "/") {
-            result.append(String(path[..<slash]))
-            end = path.index(after: slash)
-        }
-        return result
-    }
+    static func ancestors(of path: String) -> [String] { RelativePath.ancestors(of: path) }
 }
