@@ -11,7 +11,7 @@ struct PropagationTests {
     static let dir = Hashing.contentHash(chunks: [])
 
     @Test func aTwoHundredMiBFileReachesTheOtherDevice() async throws {
-        let two = try await TwoDevices.start("big")
+        let two = try await TwoDevices.start("big", logLevel: "trace")
         defer { two.stop() }
         let bytes = pseudoRandomBytes(count: 200 << 20, seed: 200)
         let hash = contentHash(bytes)
@@ -29,6 +29,23 @@ struct PropagationTests {
             "alpha did not reuse local chunks")
         let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
         #expect(fetched > 0 && fetched <= 8 << 20, "fetched \(fetched) bytes")
+        // Where each chunk of its old version is came from alpha's record (written when it
+        // pushed the file): the old version was not read again to find them.
+        #expect(line.contains("files_read_for_chunks=0"), "\(line)")
+        // Its rename into place is known as the download's own echo: not journaled, not read
+        // again to learn that it holds what was just written.
+        try await eventually("alpha took the rename of video.bin as an echo", timeout: .seconds(30)) {
+            two.a.log.split(separator: "\n").contains { $0.contains("event is a download's echo") && $0.contains("path=video.bin") }
+        }
+        // And once more, now that alpha's record of the file is the one its download wrote.
+        var again = edited
+        for i in 0..<4096 { again[50 << 20 + i] ^= 0xFF }
+        try writeFile(two.b.path("video.bin"), again)
+        try await two.waitForBoth(["video.bin": contentHash(again)], timeout: .seconds(240))
+        let second = try #require(
+            two.a.log.split(separator: "\n").last { $0.contains("downloaded with local chunks") && $0.contains("video.bin") })
+        #expect(second != line)
+        #expect(second.contains("files_read_for_chunks=0"), "\(second)")
     }
 
     @Test func aDirectoryOfAThousandFilesRenamedOnOneDevice() async throws {

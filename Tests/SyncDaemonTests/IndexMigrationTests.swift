@@ -33,6 +33,35 @@ struct IndexMigrationTests {
         #expect(try index.base.record(folder: "docs", path: "b")?.mode == 0o755)
     }
 
+    /// Records from before chunk lengths were kept upgrade with none (the file is read when a
+    /// download wants its chunks), and take lengths from then on.
+    @Test func anIndexFromBeforeChunkLengthsWereKeptUpgrades() throws {
+        let tmp = try TemporaryDirectory("index-upgrade-lengths")
+        defer { tmp.remove() }
+        let path = tmp.path + "/index.sqlite"
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try IndexStore.migrator.migrate(queue, upTo: "v9-path-error-codes")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO local_files (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks)
+                    VALUES ('docs', 'big.bin', 'file', 5, 30, 1, 1, 420, 'c', 'h1,h2');
+                    INSERT INTO local_chunks (folder_id, hash, path) VALUES ('docs', 'h1', 'big.bin'), ('docs', 'h2', 'big.bin');
+                    """)
+            }
+        }
+        let index = try IndexStore(path: path)
+        let old = try #require(try index.files.record(folder: "docs", path: "big.bin"))
+        #expect(old.chunks == ["h1", "h2"] && old.chunkLengths == nil && old.chunkLayout == nil)
+        #expect(try index.chunks.files(folder: "docs", sharingChunksWith: ["h2"], limit: 4).map(\.path) == ["big.bin"])
+        var record = old
+        record.chunkLengths = [12, 18]
+        var update = IndexUpdate()
+        update.locals = [record]
+        try index.records.apply(folder: "docs", update)
+        #expect(try index.files.record(folder: "docs", path: "big.bin")?.chunkLayout?.map(\.offset) == [0, 12])
+    }
+
     /// The commit outbox keeps a commit until the update that records it says so.
     @Test func anOutboxCommitLeavesWithTheUpdateThatRecordsIt() throws {
         let tmp = try TemporaryDirectory("index-outbox")

@@ -53,7 +53,8 @@ struct LocalChunksTests {
         try Data(old).write(to: URL(fileURLWithPath: dir + "/v.bin"))
 
         var found = LocalChunks()
-        found.add(file: "v.bin", in: FolderRoot(dir), known: oldChunks, wanted: Set(wanted), chunker: chunker)
+        found.add(Self.record("v.bin", chunks: oldChunks), in: FolderRoot(dir), wanted: Set(wanted), chunker: chunker)
+        #expect(found.reread == ["v.bin"], "its record does not say where its chunks are: read")
         #expect(Set(found.refs.keys) == shared)
         for hash in shared { #expect(found.bytes(of: hash).map(Hashing.sha256Hex) == hash) }
         // The file changed since: a chunk that no longer matches is not used.
@@ -63,7 +64,7 @@ struct LocalChunksTests {
         #expect(shared.allSatisfy { found.bytes(of: $0) == nil })
         // A record that shares nothing is not even read.
         var none = LocalChunks()
-        none.add(file: "missing.bin", in: FolderRoot(dir), known: ["other"], wanted: Set(wanted), chunker: chunker)
+        none.add(Self.record("missing.bin", chunks: ["other"]), in: FolderRoot(dir), wanted: Set(wanted), chunker: chunker)
         #expect(none.isEmpty)
     }
 
@@ -78,7 +79,7 @@ struct LocalChunksTests {
         let refs = chunker.chunk(bytes: old).chunks
         try Data(old).write(to: URL(fileURLWithPath: dir + "/v.bin"))
         var found = LocalChunks()
-        found.add(file: "v.bin", in: FolderRoot(dir), known: refs.map(\.hash), wanted: Set(refs.map(\.hash)), chunker: chunker)
+        found.add(Self.record("v.bin", chunks: refs.map(\.hash)), in: FolderRoot(dir), wanted: Set(refs.map(\.hash)), chunker: chunker)
         #expect(found.refs.count == Set(refs.map(\.hash)).count)
 
         // Copied in the order of a new file that starts with a few bytes of its own.
@@ -99,5 +100,65 @@ struct LocalChunksTests {
         let before = lseek(out, 0, SEEK_CUR)
         #expect(try found.copy(refs[0].hash, to: out, path: "new.bin") == false)
         #expect(lseek(out, 0, SEEK_CUR) == before, "nothing written")
+    }
+
+    /// A file's chunk lengths go into the index with its record and come back with it; rows
+    /// without them (one chunk, written before they were kept, unreadable) have none.
+    @Test func chunkLengthsAreKeptWithTheRecord() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        var record = Self.record("a.bin", chunks: ["h1", "h2"])
+        record.size = 30
+        record.chunkLengths = [10, 20]
+        var update = IndexUpdate()
+        update.locals = [record, Self.record("b.bin", chunks: ["h3", "h4"])]
+        try index.records.apply(folder: "f", update)
+        var read = try index.records.read(folder: "f", paths: ["a.bin", "b.bin"]).local
+        #expect(read["a.bin"]?.chunkLengths == [10, 20])
+        #expect(read["a.bin"]?.chunkLayout == [ChunkRef(hash: "h1", offset: 0, length: 10), ChunkRef(hash: "h2", offset: 10, length: 20)])
+        #expect(read["b.bin"]?.chunkLengths == nil)
+        try index.pool.write { db in
+            try db.execute(sql: "UPDATE local_files SET chunk_lengths = '10,x' WHERE path = 'a.bin'")
+        }
+        read = try index.records.read(folder: "f", paths: ["a.bin"]).local
+        #expect(read["a.bin"] != nil && read["a.bin"]?.chunkLengths == nil, "unreadable lengths are not known ones")
+    }
+
+    /// While a file is as recorded (inode, size, mtime, ctime), where its chunks are comes from
+    /// its record and it is not read: the record here names chunks its bytes do not hash to,
+    /// which reading it would not find. Lengths that do not add up, or a file touched since,
+    /// and it is read again.
+    @Test func aFileStillAsRecordedIsNotReadToFindItsChunks() throws {
+        let tmp = try TemporaryDirectory("localchunks-layout")
+        defer { tmp.remove() }
+        let size = 3 << 20
+        try Data(pseudoRandomBytes(count: size, seed: 5)).write(to: URL(fileURLWithPath: tmp.path + "/v.bin"))
+        let root = FolderRoot(tmp.path)
+        guard case .found(let stat) = root.lstat("v.bin") else {
+            Issue.record("v.bin is not there")
+            return
+        }
+        let lengths = [1 << 20, 1 << 19, size - (1 << 20) - (1 << 19)]
+        var record = LocalRecord(
+            path: "v.bin", kind: .file, inode: stat.inode, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs,
+            mode: stat.mode, contentHash: "c", chunks: ["x", "y", "z"], symlinkTarget: nil, chunkLengths: lengths)
+        var found = LocalChunks()
+        found.add(record, in: root, wanted: ["y", "z"], chunker: FileChunker())
+        #expect(found.reread.isEmpty && found.files == ["v.bin"])
+        #expect(found.refs["y"]?.ref == ChunkRef(hash: "y", offset: 1 << 20, length: 1 << 19))
+        #expect(found.refs["z"]?.ref == ChunkRef(hash: "z", offset: (1 << 20) + (1 << 19), length: lengths[2]))
+        #expect(found.refs["x"] == nil, "not wanted")
+
+        record.chunkLengths = [1, 2, 3]
+        var wrong = LocalChunks()
+        wrong.add(record, in: root, wanted: ["y"], chunker: FileChunker())
+        #expect(wrong.reread == ["v.bin"] && wrong.isEmpty)
+
+        record.chunkLengths = lengths
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, tmp.path + "/v.bin", &times, 0) == 0)
+        var touched = LocalChunks()
+        touched.add(record, in: root, wanted: ["y"], chunker: FileChunker())
+        #expect(touched.reread == ["v.bin"] && touched.isEmpty)
     }
 }

@@ -12,11 +12,36 @@ public struct LocalRecord: Sendable, Equatable, Codable {
     public var contentHash: String
     public var chunks: [String]
     public var symlinkTarget: String?
+    /// The length of each of `chunks`, in order, for a file of more than one chunk when it
+    /// was chunked here or assembled from them (nil: not known, or one chunk). With the
+    /// stat it was recorded with, it says where each chunk is without reading the file
+    /// (`chunkLayout`).
+    public var chunkLengths: [Int]? = nil
 
     /// Same file as far as stat can tell: no need to read it again.
     public func matches(_ stat: FileStat) -> Bool {
         kind == stat.kind && inode == stat.inode && size == stat.size && mtimeNs == stat.mtimeNs
             && ctimeNs == stat.ctimeNs && mode == stat.mode
+    }
+
+    /// Where each chunk is in the file as recorded, when `chunkLengths` describes it whole
+    /// (one length per chunk, each positive, adding up to the size); nil otherwise.
+    public var chunkLayout: [ChunkRef]? {
+        guard kind == .file, let lengths = chunkLengths, lengths.count == chunks.count, chunks.count > 1 else { return nil }
+        var refs: [ChunkRef] = []
+        refs.reserveCapacity(chunks.count)
+        var offset: Int64 = 0
+        for (hash, length) in zip(chunks, lengths) {
+            guard length > 0 else { return nil }
+            refs.append(ChunkRef(hash: hash, offset: offset, length: length))
+            offset += Int64(length)
+        }
+        return offset == size ? refs : nil
+    }
+
+    /// The lengths kept for `chunks` of a file: only when there is more than one.
+    static func lengths(of chunks: [ChunkRef]) -> [Int]? {
+        chunks.count > 1 ? chunks.map(\.length) : nil
     }
 }
 

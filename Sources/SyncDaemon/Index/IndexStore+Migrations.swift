@@ -111,6 +111,11 @@ extension IndexStore {
             try db.execute(sql: "ALTER TABLE path_errors ADD COLUMN code TEXT")
             try db.execute(sql: "ALTER TABLE path_errors ADD COLUMN cause TEXT")
         }
+        migrator.registerMigration("v10-local-chunk-lengths") { db in
+            // Where each chunk of a file is (`LocalRecord.chunkLengths`: comma-separated
+            // lengths; NULL for one chunk, and for rows written before: read when needed).
+            try db.execute(sql: "ALTER TABLE local_files ADD COLUMN chunk_lengths TEXT")
+        }
         return migrator
     }
 }

@@ -39,13 +39,15 @@ public struct LocalFileStore: Sendable {
     func put(folder: String, _ records: [LocalRecord], in db: Database) throws {
         let put = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO local_files
-            (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target,
+             chunk_lengths)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for l in records {
             try put.execute(arguments: [
                 folder, l.path, l.kind.rawValue, Int64(bitPattern: l.inode), l.size, l.mtimeNs, l.ctimeNs,
                 Int64(l.mode), l.contentHash, l.chunks.joined(separator: ","), l.symlinkTarget,
+                l.chunkLengths.map { $0.map(String.init).joined(separator: ",") },
             ])
         }
     }
@@ -68,12 +70,18 @@ public struct LocalFileStore: Sendable {
             try row.indexValue(column, table: table, path: path)
         }
         let chunks: String = try value("chunks")
+        let lengths: String? = try value("chunk_lengths")
         return LocalRecord(
             path: path, kind: try IndexValue.kind(value("kind"), table: table, path: path),
             inode: UInt64(bitPattern: try value("inode")), size: try value("size"), mtimeNs: try value("mtime_ns"),
             ctimeNs: try value("ctime_ns"), mode: try IndexValue.mode(value("mode"), table: table, path: path),
             contentHash: try value("content_hash"),
             chunks: chunks.isEmpty ? [] : chunks.split(separator: ",").map(String.init),
-            symlinkTarget: try value("symlink_target"))
+            symlinkTarget: try value("symlink_target"),
+            // Unreadable lengths are not known ones: the file is read when they are needed.
+            chunkLengths: lengths.flatMap { text in
+                let parsed = text.split(separator: ",").compactMap { Int($0) }
+                return parsed.count == chunks.split(separator: ",").count ? parsed : nil
+            })
     }
 }

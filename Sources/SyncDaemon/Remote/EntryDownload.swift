@@ -43,26 +43,36 @@ struct EntryDownload: Sendable {
             let source = try index.files.file(folder: folder, contentHash: entry.contentHash).map(\.path)
             let localChunks = source == nil ? try reusableChunks(for: entry) : nil
             let folder = self.folder, remote = applier.remote, progress = applier.progress, path = entry.path
+            let echoes = applier.echoes
             let early = update
             // The index is written just before the rename; if that fails, what it said before is put back.
             let before = try index.records.read(folder: folder, paths: [path])
             var recorded = false
             await progress.begin(path: path, direction: "download", total: entry.size)
             let final: FileStat
+            let chunkLengths: [Int]?
             do {
                 let written = try await applier.assembler.writeFile(
                 entry, expected: expected, copySource: source == entry.path ? nil : source, localChunks: localChunks,
                 fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) }, lookahead: applier.fetchConcurrency,
                 progress: { bytes in await progress.advance(path: path, by: bytes) },
-                beforeRename: { staged in
-                    var update = early.adding(local: entry.localRecord(stat: staged))
+                beforeRename: { staged, chunkLengths in
+                    var update = early.adding(local: entry.localRecord(stat: staged, chunkLengths: chunkLengths))
                     update.intents = [DownloadIntent(
                         path: path, stagedInode: staged.inode, previousLocal: before.local[path], previousBase: before.base[path])]
                     try index.records.apply(folder: folder, update, ifBase: plannedBase, at: path)
                     recorded = true
                     CrashPoint.reached(.beforeRename, path: path)
+                    // Its rename's event is an echo, as a batch's are (`DownloadEchoes`): else the
+                    // event, read before the landed record below is written, finds the record of
+                    // the staged file (whose ctime the rename changes) and the file is read again.
+                    // Not while a move of ours is queued (see `BatchDownload.place`); unknown: journaled.
+                    let moving: Bool
+                    do { moving = try index.journal.hasPendingMove(folder: folder) } catch { moving = true }
+                    if !moving { echoes.expect(path, stat: staged) }
                 })
                 final = written.stat
+                chunkLengths = written.chunkLengths
                 applier.metrics.downloaded(files: 1, bytes: written.fetched)
                 applier.progress.tally.downloaded(path: path, bytes: entry.size)
                 if let localChunks {
@@ -71,9 +81,12 @@ struct EntryDownload: Sendable {
                         metadata: [
                             "path": "\(path)", "fetched_bytes": "\(written.fetched)", "size": "\(entry.size)",
                             "local_chunks_from": "\(localChunks.files.joined(separator: ", "))",
+                            // Files read again to find their chunks (their records did not say where they are).
+                            "files_read_for_chunks": "\(localChunks.reread.count)",
                         ])
                 }
             } catch {
+                echoes.forget(path)
                 await progress.end(paths: [path])
                 if recorded {
                     try index.records.restore(
@@ -83,7 +96,7 @@ struct EntryDownload: Sendable {
             }
             await progress.end(paths: [path])
             var late = IndexUpdate()
-            late.locals.append(entry.localRecord(stat: final))
+            late.locals.append(entry.localRecord(stat: final, chunkLengths: chunkLengths))
             late.landed = [path]
             try index.records.apply(folder: folder, late)
         }
@@ -102,8 +115,8 @@ struct EntryDownload: Sendable {
         }
         var found = LocalChunks()
         for path in named + candidates.keys.filter({ !named.contains($0) }).sorted() {
-            guard let record = candidates[path], record.kind == .file else { continue }
-            found.add(file: path, in: materializer.folder, known: record.chunks, wanted: wanted, chunker: materializer.chunker)
+            guard let record = candidates[path] else { continue }
+            found.add(record, in: materializer.folder, wanted: wanted, chunker: materializer.chunker)
             if found.refs.count == wanted.count { break }
         }
         return found.isEmpty ? nil : found

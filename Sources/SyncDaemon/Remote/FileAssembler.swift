@@ -15,14 +15,15 @@ struct FileAssembler: Sendable {
     /// local file already has this content, else taking each chunk from
     /// `localChunks` or fetching it), verifies it, fsyncs, applies mode and
     /// mtime, re-checks the target and renames into place. `beforeRename`
-    /// records the index first (echo suppression). Returns the final stat and
-    /// how many bytes were fetched.
+    /// records the index first (echo suppression), given the staged file's stat
+    /// and its chunks' lengths (nil: one chunk, or not known). Returns the final
+    /// stat, how many bytes were fetched and the chunks' lengths.
     func writeFile(
         _ entry: WireEntry, expected: FileStat?, copySource: String?, localChunks: LocalChunks?,
         fetch: @escaping @Sendable (String) async throws -> [UInt8], lookahead: Int = 4,
         progress: @Sendable (Int64) async -> Void,
-        beforeRename: (FileStat) throws -> Void
-    ) async throws -> (stat: FileStat, fetched: Int64) {
+        beforeRename: (FileStat, [Int]?) throws -> Void
+    ) async throws -> (stat: FileStat, fetched: Int64, chunkLengths: [Int]?) {
         let path = entry.path
         let (target, staging, fd) = try openStaging(for: path)
         var keep = false
@@ -30,10 +31,14 @@ struct FileAssembler: Sendable {
             close(fd)
             if !keep { unlinkat(staging.directory.fd, staging.name, 0) }
         }
-        var copied = false
         var fetched: Int64 = 0
-        if let copySource { copied = copy(from: copySource, to: fd, expecting: entry) }
-        if !copied {
+        // Each chunk's length as written (or, for a copy, as the copy was chunked to check it).
+        var lengths: [Int] = []
+        lengths.reserveCapacity(entry.chunks.count)
+        let copied = copySource.flatMap { copy(from: $0, to: fd, expecting: entry) }
+        if let copied {
+            lengths = copied
+        } else {
             guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw DaemonError.io("truncate", path) }
             // Chunks not found locally are fetched up to `lookahead` ahead of the writer
             // (at most that many chunks of ≤ 4 MiB held at once).
@@ -55,6 +60,7 @@ struct FileAssembler: Sendable {
                     // A local chunk whose file is as it was when it was chunked is copied inside
                     // the kernel; otherwise it is read and checked against its hash (`LocalChunks`).
                     if let localChunks, let found = localChunks.refs[hash], try localChunks.copy(hash, to: fd, path: path) {
+                        lengths.append(found.ref.length)
                         await progress(Int64(found.ref.length))
                         continue
                     }
@@ -82,6 +88,7 @@ struct FileAssembler: Sendable {
                         throw DaemonError(.hashMismatch, "chunk \(hash.prefix(12)) does not match its hash", path: path)
                     }
                     try materializer.writeOrSkip(fd, bytes, path: path)
+                    lengths.append(bytes.count)
                     await progress(Int64(bytes.count))
                 }
             }
@@ -100,7 +107,9 @@ struct FileAssembler: Sendable {
         // Recorded first (an fsync: milliseconds), then the target checked right before the
         // rename: a write by the user during the record is seen, not replaced (the caller
         // puts the records back and plans again).
-        try beforeRename(staged)
+        // Lengths that do not add up to the size describe nothing (the record keeps none).
+        let chunkLengths = lengths.count > 1 && lengths.reduce(0, +) == Int(entry.size) ? lengths : nil
+        try beforeRename(staged, chunkLengths)
         try materializer.checkUnchanged(target, expected: expected)
         // Into an empty place only when that is what was planned: a file the user made
         // there meanwhile is not replaced (plan again).
@@ -115,28 +124,30 @@ struct FileAssembler: Sendable {
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
         let same = final.inode == staged.inode && final.size == staged.size && final.mtimeNs == staged.mtimeNs
-        return (same ? final : staged, fetched)
+        return (same ? final : staged, fetched, chunkLengths)
     }
 
-    /// Copies a local file with the same content; false if it turned out different.
-    private func copy(from source: String, to fd: Int32, expecting entry: WireEntry) -> Bool {
+    /// Copies a local file with the same content. Returns the lengths of its chunks as the
+    /// copy was read to check it; nil if it turned out different.
+    private func copy(from source: String, to fd: Int32, expecting entry: WireEntry) -> [Int]? {
         let src: Int32
         do {
             src = try materializer.folder.open(source, flags: O_RDONLY)
         } catch {
-            return false  // gone, or not reachable without a symlink: the chunks are fetched instead
+            return nil  // gone, or not reachable without a symlink: the chunks are fetched instead
         }
         defer { close(src) }
-        do { try materializer.copyBytes(from: src, to: fd, path: source) } catch { return false }
+        do { try materializer.copyBytes(from: src, to: fd, path: source) } catch { return nil }
         // Verify what landed in the staging file before trusting it.
-        guard lseek(fd, 0, SEEK_SET) == 0 else { return false }
+        guard lseek(fd, 0, SEEK_SET) == 0 else { return nil }
         let check = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC)
-        guard check >= 0 else { return false }
+        guard check >= 0 else { return nil }
         defer { close(check) }
         do {
-            return try materializer.chunker.chunk(fd: check, path: source).contentHash == entry.contentHash
+            let chunked = try materializer.chunker.chunk(fd: check, path: source)
+            return chunked.contentHash == entry.contentHash ? chunked.chunks.map(\.length) : nil
         } catch {
-            return false
+            return nil
         }
     }
 }

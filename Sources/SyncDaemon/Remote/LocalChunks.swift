@@ -4,9 +4,11 @@ import Glibc
 import SyncCore
 
 /// Chunks of a download that local files already hold — the old version of a
-/// big file edited elsewhere, or any other file sharing chunks with it: read
-/// from disk (and verified) instead of fetched. A candidate file is chunked
-/// only when its last known chunk list shares chunks with the download.
+/// big file edited elsewhere, or any other file sharing chunks with it: copied
+/// or read from disk instead of fetched. A candidate file is looked at only when
+/// its last known chunk list shares chunks with the download; where each chunk
+/// is comes from its record (`LocalRecord.chunkLayout`) while the file is still
+/// as recorded, else from chunking it again.
 struct LocalChunks: Sendable {
     struct Found: Sendable {
         var path: String
@@ -18,16 +20,19 @@ struct LocalChunks: Sendable {
     private(set) var refs: [String: Found] = [:]
     /// The files chunks are taken from, for the log.
     private(set) var files: [String] = []
+    /// Those of them that were read and chunked again to find their chunks (their records
+    /// did not say where each chunk is, or they changed since), for the log.
+    private(set) var reread: [String] = []
 
     var isEmpty: Bool { refs.isEmpty }
 
     private(set) var folder: FolderRoot?
 
-    /// Adds the chunks of `wanted` that the file at `path` (beneath `folder`)
-    /// holds, if its record (`known`, its last known chunk list) says it shares
-    /// any not yet found.
-    mutating func add(file path: String, in folder: FolderRoot, known: [String], wanted: Set<String>, chunker: FileChunker) {
-        guard known.contains(where: { wanted.contains($0) && refs[$0] == nil }) else { return }
+    /// Adds the chunks of `wanted` that the file of `record` (beneath `folder`) holds, if
+    /// the record (its last known chunk list) says it shares any not yet found.
+    mutating func add(_ record: LocalRecord, in folder: FolderRoot, wanted: Set<String>, chunker: FileChunker) {
+        guard record.kind == .file, record.chunks.contains(where: { wanted.contains($0) && refs[$0] == nil }) else { return }
+        let path = record.path
         self.folder = folder
         let fd: Int32
         do {
@@ -37,6 +42,14 @@ struct LocalChunks: Sendable {
         }
         defer { close(fd) }
         let before = FileStat.fstat(fd)
+        // Still the file recorded (inode, size, mtime, ctime): its recorded layout holds, as
+        // its recorded hashes do for the scan. `copy` checks the file again around each chunk.
+        if let before, let layout = record.chunkLayout,
+            Self.same(before, FileStat(kind: .file, inode: record.inode, size: record.size, mtimeNs: record.mtimeNs, ctimeNs: record.ctimeNs, mode: record.mode))
+        {
+            add(layout, of: path, stat: before, wanted: wanted)
+            return
+        }
         let chunked: ChunkedFile
         do {
             chunked = try chunker.chunk(fd: fd, path: path)
@@ -45,9 +58,14 @@ struct LocalChunks: Sendable {
         }
         // The hashes describe the file only if it did not change while it was read.
         guard let before, let after = FileStat.fstat(fd), Self.same(before, after) else { return }
+        reread.append(path)
+        add(chunked.chunks, of: path, stat: after, wanted: wanted)
+    }
+
+    private mutating func add(_ chunks: [ChunkRef], of path: String, stat: FileStat, wanted: Set<String>) {
         var found = false
-        for ref in chunked.chunks where wanted.contains(ref.hash) && refs[ref.hash] == nil {
-            refs[ref.hash] = Found(path: path, ref: ref, stat: after)
+        for ref in chunks where wanted.contains(ref.hash) && refs[ref.hash] == nil {
+            refs[ref.hash] = Found(path: path, ref: ref, stat: stat)
             found = true
         }
         if found { files.append(path) }

@@ -9,12 +9,13 @@ extension WireEntry {
             mode: BaseRecord.mode(kind: kind, mode: mode, deleted: deleted))
     }
 
-    /// What is on disk at its path, as written from it (`stat` of the result).
-    func localRecord(stat: FileStat) -> LocalRecord {
+    /// What is on disk at its path, as written from it (`stat` of the result; the lengths of
+    /// its chunks when the assembly knows them).
+    func localRecord(stat: FileStat, chunkLengths: [Int]? = nil) -> LocalRecord {
         LocalRecord(
             path: path, kind: kind, inode: stat.inode, size: stat.size, mtimeNs: stat.mtimeNs,
             ctimeNs: stat.ctimeNs, mode: stat.mode, contentHash: contentHash, chunks: chunks,
-            symlinkTarget: symlinkTarget)
+            symlinkTarget: symlinkTarget, chunkLengths: chunkLengths)
     }
 
     /// The tombstone a move leaves at `old` when the feed does not carry one.

@@ -146,7 +146,7 @@ struct Preparer: Sendable {
         let record = LocalRecord(
             path: path, kind: .file, inode: after.inode, size: after.size, mtimeNs: after.mtimeNs,
             ctimeNs: after.ctimeNs, mode: after.mode, contentHash: chunked.contentHash,
-            chunks: chunked.chunks.map(\.hash), symlinkTarget: nil)
+            chunks: chunked.chunks.map(\.hash), symlinkTarget: nil, chunkLengths: LocalRecord.lengths(of: chunked.chunks))
         if isLive(base, kind: .file, hash: chunked.contentHash, mode: after.mode) { return .unchanged(local: record, removeLocalUnder: nil) }
         let source: ChunkSource =
             if keepBytes, let bytes { .memory(bytes, chunked.chunks) } else { .file(path: path, in: folder, chunked.chunks) }
