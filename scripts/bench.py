@@ -8,7 +8,9 @@ Every scenario starts its own sync-server and syncd in a fresh temporary directo
 (loopback, page cache warm) and stops both when done; the directories are removed at
 the very end (see Ctx.done for why). Before each measured run the script syncs the
 disk and waits for the machine to be quiet (--wait-quiet), and afterwards flags a run
-during which other processes used more than 10 % of the CPUs.
+during which other processes used more than 10 % of the CPUs. On a VM that gives freed
+memory back to its host (free page reporting), --steady-memory (root) stops that for the
+run: else a run that writes into memory the host took back pays its first touch again.
 Scenarios (see docs/benchmarks.md for what each number means):
 
   baseline      no syncd: creating 10,000 x 4 KiB files, and writing 1 GiB, with and
@@ -69,6 +71,7 @@ tmpfs: a diagnostic that shows what the disk costs (tmpfs is not durable).
 import argparse
 import http.client
 import json
+import mmap
 import os
 import random
 import shutil
@@ -2550,6 +2553,62 @@ def install_prerequisites(names):
     subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "rsync"], check=True, env=env, stdout=subprocess.DEVNULL)
 
 
+PAGE_REPORTING = "/sys/module/page_reporting/parameters/"
+# One more than the kernel's largest buddy order (10): no free block is ever that large,
+# so nothing is reported to the host.
+PAGE_REPORTING_OFF = 11
+
+
+def page_reporting():
+    """(page_reporting_order, bytes reported so far) on a guest that reports free pages to its
+    host (virtio-balloon free page reporting), else None."""
+    try:
+        with open(PAGE_REPORTING + "page_reporting_order") as f:
+            order = int(f.read())
+        with open(PAGE_REPORTING + "reported_kib") as f:
+            reported = int(f.read()) << 10
+    except (OSError, ValueError):
+        return None
+    return order, reported
+
+
+def set_page_reporting(order):
+    with open(PAGE_REPORTING + "page_reporting_order", "w") as f:
+        f.write(str(order))
+
+
+def steady_memory():
+    """Turns free page reporting off and touches the free memory once (a page at a time, then
+    lets it go): memory the host had taken back is backed again, and stays so for the run.
+    Returns the order to put back at the end (None: nothing changed)."""
+    reporting = page_reporting()
+    if reporting is None:
+        log("--steady-memory: this machine does not report free pages to a host; nothing to do")
+        return None
+    try:
+        set_page_reporting(PAGE_REPORTING_OFF)
+    except OSError as e:
+        sys.exit(f"bench: --steady-memory cannot turn free page reporting off ({e}); run it as root")
+    with open("/proc/meminfo") as f:
+        info = {line.split(":")[0]: int(line.split()[1]) << 10 for line in f}
+    # What the page cache and the processes of a run may take, minus room for the kernel.
+    size = max(0, info["MemAvailable"] - (1 << 30))
+    t0 = now()
+    maps = []
+    try:
+        for _ in range(size >> 30):
+            m = mmap.mmap(-1, 1 << 30)
+            for off in range(0, 1 << 30, mmap.PAGESIZE):
+                m[off] = 1
+            maps.append(m)
+    finally:
+        for m in maps:
+            m.close()
+    log(f"--steady-memory: free page reporting off (was order {reporting[0]}); touched {len(maps)} GiB "
+        f"in {now() - t0:.1f} s")
+    return reporting[0]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="directory holding sync-server, syncd, syncctl (a release build)")
@@ -2562,6 +2621,10 @@ def main():
                     help="put the server's data_dir under DIR instead of the temp dir, e.g. /dev/shm to see "
                          "the figures without the disk (a diagnostic: tmpfs is not durable)")
     ap.add_argument("--json", help="also write the raw samples here")
+    ap.add_argument("--steady-memory", action="store_true",
+                    help="on a VM whose balloon takes freed memory back (free page reporting), turn reporting "
+                         "off for the run and touch the free memory once, so that no run pays the host's "
+                         "first-touch cost where another did not (root; the setting is put back at the end)")
     ap.add_argument("--wait-quiet", type=float, default=600,
                     help="before each measured run wait up to this many seconds for the machine to be >= 90%% idle "
                          "(0: do not wait; default 600)")
@@ -2574,6 +2637,15 @@ def main():
             sys.exit(f"bench: {os.path.join(args.bin, exe)} is not an executable; build with "
                      "`swift build -c release --scratch-path .build-bench` and pass --bin .build-bench/release")
     ctx = Ctx(args)
+    restore_reporting = steady_memory() if args.steady_memory else None
+    reporting = page_reporting()
+    if reporting is not None and reporting[0] < PAGE_REPORTING_OFF:
+        ctx.notes.append(
+            f"free page reporting is on (page_reporting_order {reporting[0]}, {reporting[1] >> 20} GiB given back to "
+            "the host so far): memory the guest frees goes back to the host, and touching it again costs the host's "
+            "first-touch (2.7 s per GiB measured here, against 0.9 s), so a run that writes a big file into freshly "
+            "given-back memory is slower than the same run after one that did not (docs/benchmarks.md, session 20). "
+            "--steady-memory turns it off for the run.")
 
     def terminated(signum, frame):
         raise KeyboardInterrupt  # so that every finally runs (scale-out stops PostgreSQL and moto)
@@ -2588,6 +2660,8 @@ def main():
         log("interrupted")
     finally:
         ctx.cleanup()
+        if restore_reporting is not None:
+            set_page_reporting(restore_reporting)
     busy = f", CPU used by other processes during measurements: max {100 * max(ctx.busy):.0f} %" if ctx.busy else ""
     tmp = args.tmp or tempfile.gettempdir()
     where = f"temp dirs: {fs_info(tmp)}" + (f", server data: {fs_info(args.server_data)}" if args.server_data else "")

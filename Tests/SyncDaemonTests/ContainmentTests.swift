@@ -53,7 +53,7 @@ struct ContainmentTests {
     {
         try await FileAssembler(materializer: materializer).writeFile(
             entry, expected: expected, copySource: nil, localChunks: nil, fetch: { _ in bytes }, progress: { _ in },
-            beforeRename: { _, _ in }
+            beforeRename: { _ in }
         ).stat
     }
 

@@ -161,4 +161,22 @@ struct LocalChunksTests {
         touched.add(record, in: root, wanted: ["y"], chunker: FileChunker())
         #expect(touched.reread == ["v.bin"] && touched.isEmpty)
     }
+
+    /// Chunk lengths are kept only where no later write can leave the stat as recorded: mtime
+    /// and ctime differ (a write sets both to one tick), or the read began a tick (2 s) after the
+    /// last change. A file read right after it was written keeps none (racy git's rule).
+    @Test func chunkLengthsAreKeptOnlyWhereALaterWriteMovesTheStat() {
+        func stat(mtime: Int64, ctime: Int64) -> FileStat {
+            FileStat(kind: .file, inode: 1, size: 30, mtimeNs: mtime, ctimeNs: ctime, mode: 0o644)
+        }
+        let second: Int64 = 1_000_000_000
+        let lengths = [10, 20]
+        #expect(LocalRecord.lengths(lengths, stat: stat(mtime: 5 * second, ctime: 9 * second), readAtNs: 9 * second) == lengths,
+            "a downloaded file: its mtime is the remote one's")
+        #expect(LocalRecord.lengths(lengths, stat: stat(mtime: 9 * second, ctime: 9 * second), readAtNs: 9 * second + 5_000_000) == nil,
+            "read 5 ms after it was written: a write in the same tick would not show")
+        #expect(LocalRecord.lengths(lengths, stat: stat(mtime: 9 * second, ctime: 9 * second), readAtNs: 11 * second) == lengths)
+        #expect(LocalRecord.lengths([30], stat: stat(mtime: 5 * second, ctime: 9 * second), readAtNs: 20 * second) == nil, "one chunk")
+        #expect(LocalRecord.lengths(nil, stat: stat(mtime: 5 * second, ctime: 9 * second), readAtNs: 20 * second) == nil)
+    }
 }

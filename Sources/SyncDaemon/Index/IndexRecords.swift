@@ -1,3 +1,4 @@
+import Glibc
 import SyncCore
 
 /// What we last saw of a path on disk, and what its content hashed to.
@@ -32,16 +33,37 @@ public struct LocalRecord: Sendable, Equatable, Codable {
         refs.reserveCapacity(chunks.count)
         var offset: Int64 = 0
         for (hash, length) in zip(chunks, lengths) {
-            guard length > 0 else { return nil }
+            // Each within what is left of the size (no overflow from a damaged row).
+            guard length > 0, Int64(length) <= size - offset else { return nil }
             refs.append(ChunkRef(hash: hash, offset: offset, length: length))
             offset += Int64(length)
         }
         return offset == size ? refs : nil
     }
 
-    /// The lengths kept for `chunks` of a file: only when there is more than one.
-    static func lengths(of chunks: [ChunkRef]) -> [Int]? {
-        chunks.count > 1 ? chunks.map(\.length) : nil
+    /// How long after a file's last change its stat surely moved on with any later write: file
+    /// timestamps advance by clock ticks (a few ms on ext4, up to 2 s on FAT).
+    static let timestampTick: Int64 = 2_000_000_000
+
+    /// The chunk lengths that a record of a file with `stat`, whose reading (for a download:
+    /// its recording) began at `readAtNs` (wall clock), may keep: only for more than one chunk,
+    /// and only when no later write can leave the stat as it is. A write sets mtime and ctime
+    /// to the same tick, so a stat whose mtime differs from its ctime (a download's mtime is
+    /// the remote one's) cannot come back after one; else the read must have begun a tick after
+    /// the last change (racy git's rule). A kept layout is trusted without reading the file
+    /// (`LocalChunks`), so a write the stat did not show would put wrong bytes in a download,
+    /// where the hashes alone only make the scan miss it, as any stat-based scan does.
+    static func lengths(_ lengths: [Int]?, stat: FileStat, readAtNs: Int64) -> [Int]? {
+        guard let lengths, lengths.count > 1 else { return nil }
+        guard stat.mtimeNs != stat.ctimeNs || readAtNs - stat.ctimeNs >= timestampTick else { return nil }
+        return lengths
+    }
+
+    /// The wall clock, in the nanoseconds file timestamps use.
+    static func nowNs() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }
 

@@ -56,8 +56,10 @@ struct EntryDownload: Sendable {
                 entry, expected: expected, copySource: source == entry.path ? nil : source, localChunks: localChunks,
                 fetch: { hash in try await remote.getChunk(folder: folder, hash: hash) }, lookahead: applier.fetchConcurrency,
                 progress: { bytes in await progress.advance(path: path, by: bytes) },
-                beforeRename: { staged, chunkLengths in
-                    var update = early.adding(local: entry.localRecord(stat: staged, chunkLengths: chunkLengths))
+                beforeRename: { staged in
+                    // Without chunk lengths: the rename changes the ctime, so they would not be
+                    // trusted anyway; the record written once it landed keeps them.
+                    var update = early.adding(local: entry.localRecord(stat: staged))
                     update.intents = [DownloadIntent(
                         path: path, stagedInode: staged.inode, previousLocal: before.local[path], previousBase: before.base[path])]
                     try index.records.apply(folder: folder, update, ifBase: plannedBase, at: path)
@@ -96,7 +98,8 @@ struct EntryDownload: Sendable {
             }
             await progress.end(paths: [path])
             var late = IndexUpdate()
-            late.locals.append(entry.localRecord(stat: final, chunkLengths: chunkLengths))
+            let lengths = LocalRecord.lengths(chunkLengths, stat: final, readAtNs: LocalRecord.nowNs())
+            late.locals.append(entry.localRecord(stat: final, chunkLengths: lengths))
             late.landed = [path]
             try index.records.apply(folder: folder, late)
         }

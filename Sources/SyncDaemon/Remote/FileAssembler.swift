@@ -15,14 +15,13 @@ struct FileAssembler: Sendable {
     /// local file already has this content, else taking each chunk from
     /// `localChunks` or fetching it), verifies it, fsyncs, applies mode and
     /// mtime, re-checks the target and renames into place. `beforeRename`
-    /// records the index first (echo suppression), given the staged file's stat
-    /// and its chunks' lengths (nil: one chunk, or not known). Returns the final
-    /// stat, how many bytes were fetched and the chunks' lengths.
+    /// records the index first (echo suppression). Returns the final stat, how
+    /// many bytes were fetched and the chunks' lengths (nil: one chunk).
     func writeFile(
         _ entry: WireEntry, expected: FileStat?, copySource: String?, localChunks: LocalChunks?,
         fetch: @escaping @Sendable (String) async throws -> [UInt8], lookahead: Int = 4,
         progress: @Sendable (Int64) async -> Void,
-        beforeRename: (FileStat, [Int]?) throws -> Void
+        beforeRename: (FileStat) throws -> Void
     ) async throws -> (stat: FileStat, fetched: Int64, chunkLengths: [Int]?) {
         let path = entry.path
         let (target, staging, fd) = try openStaging(for: path)
@@ -109,7 +108,7 @@ struct FileAssembler: Sendable {
         // puts the records back and plans again).
         // Lengths that do not add up to the size describe nothing (the record keeps none).
         let chunkLengths = lengths.count > 1 && lengths.reduce(0, +) == Int(entry.size) ? lengths : nil
-        try beforeRename(staged, chunkLengths)
+        try beforeRename(staged)
         try materializer.checkUnchanged(target, expected: expected)
         // Into an empty place only when that is what was planned: a file the user made
         // there meanwhile is not replaced (plan again).

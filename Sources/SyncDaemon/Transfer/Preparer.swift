@@ -117,6 +117,8 @@ struct Preparer: Sendable {
         if let local, local.matches(stat), isLive(base, kind: .file, hash: local.contentHash, mode: stat.mode) {
             return .unchanged(local: local, removeLocalUnder: nil)
         }
+        // When the read began: a record keeps chunk lengths only if this is a tick past the change.
+        let readAtNs = LocalRecord.nowNs()
         let fd: Int32
         do {
             fd = try located.open(flags: O_RDONLY)
@@ -146,7 +148,7 @@ struct Preparer: Sendable {
         let record = LocalRecord(
             path: path, kind: .file, inode: after.inode, size: after.size, mtimeNs: after.mtimeNs,
             ctimeNs: after.ctimeNs, mode: after.mode, contentHash: chunked.contentHash,
-            chunks: chunked.chunks.map(\.hash), symlinkTarget: nil, chunkLengths: LocalRecord.lengths(of: chunked.chunks))
+            chunks: chunked.chunks.map(\.hash), symlinkTarget: nil, chunkLengths: LocalRecord.lengths(chunked.chunks.map(\.length), stat: after, readAtNs: readAtNs))
         if isLive(base, kind: .file, hash: chunked.contentHash, mode: after.mode) { return .unchanged(local: record, removeLocalUnder: nil) }
         let source: ChunkSource =
             if keepBytes, let bytes { .memory(bytes, chunked.chunks) } else { .file(path: path, in: folder, chunked.chunks) }
