@@ -29,15 +29,17 @@ struct PropagationTests {
             "alpha did not reuse local chunks")
         let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
         #expect(fetched > 0 && fetched <= 8 << 20, "fetched \(fetched) bytes")
+        // Where each chunk of its old version is came from alpha's record (written when it
+        // pushed the file), not from reading it again. (That record's mtime is its ctime, so
+        // the chunks were read and checked rather than copied unhashed: `LocalRecord.isSettled`.)
+        #expect(line.contains("files_read_for_chunks=0"), "\(line)")
         // Its rename into place is known as the download's own echo: not journaled, not read
         // again to learn that it holds what was just written.
         try await eventually("alpha took the rename of video.bin as an echo", timeout: .seconds(30)) {
             two.a.log.split(separator: "\n").contains { $0.contains("event is a download's echo") && $0.contains("path=video.bin") }
         }
         // Once more: alpha's record of the file is now the one its download wrote, which keeps
-        // where each chunk is (its mtime is beta's, not its ctime), so the old version is not
-        // read again to find them. (Its first record came from its own push, begun right
-        // after the write: too soon to keep them, see `LocalRecord.lengths`.)
+        // where each chunk is too (and is settled: its mtime is beta's, not its ctime).
         var again = edited
         for i in 0..<4096 { again[50 << 20 + i] ^= 0xFF }
         try writeFile(two.b.path("video.bin"), again)

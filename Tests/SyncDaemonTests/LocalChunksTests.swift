@@ -162,21 +162,45 @@ struct LocalChunksTests {
         #expect(touched.reread == ["v.bin"] && touched.isEmpty)
     }
 
-    /// Chunk lengths are kept only where no later write can leave the stat as recorded: mtime
-    /// and ctime differ (a write sets both to one tick), or the read began a tick (2 s) after the
-    /// last change. A file read right after it was written keeps none (racy git's rule).
-    @Test func chunkLengthsAreKeptOnlyWhereALaterWriteMovesTheStat() {
-        func stat(mtime: Int64, ctime: Int64) -> FileStat {
-            FileStat(kind: .file, inode: 1, size: 30, mtimeNs: mtime, ctimeNs: ctime, mode: 0o644)
+    /// A layout from a settled record (mtime not its ctime: no later write can leave the stat
+    /// as it is) is copied unhashed; one from a record whose mtime is its ctime is checked:
+    /// its chunks are read and hashed, and one that does not hash as recorded is not used.
+    @Test func onlyASettledRecordsChunksAreCopiedUnhashed() throws {
+        let tmp = try TemporaryDirectory("localchunks-settled")
+        defer { tmp.remove() }
+        let bytes = pseudoRandomBytes(count: 3 << 20, seed: 8)
+        let path = tmp.path + "/v.bin"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let refs = FileChunker().chunk(bytes: bytes).chunks
+        try #require(refs.count > 1)
+        let root = FolderRoot(tmp.path)
+        func record() throws -> LocalRecord {
+            guard case .found(let stat) = root.lstat("v.bin") else { throw DaemonError(.io, "no file", path: "v.bin") }
+            return LocalRecord(
+                path: "v.bin", kind: .file, inode: stat.inode, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs,
+                mode: stat.mode, contentHash: "c", chunks: refs.map(\.hash), symlinkTarget: nil, chunkLengths: refs.map(\.length))
         }
-        let second: Int64 = 1_000_000_000
-        let lengths = [10, 20]
-        #expect(LocalRecord.lengths(lengths, stat: stat(mtime: 5 * second, ctime: 9 * second), readAtNs: 9 * second) == lengths,
-            "a downloaded file: its mtime is the remote one's")
-        #expect(LocalRecord.lengths(lengths, stat: stat(mtime: 9 * second, ctime: 9 * second), readAtNs: 9 * second + 5_000_000) == nil,
-            "read 5 ms after it was written: a write in the same tick would not show")
-        #expect(LocalRecord.lengths(lengths, stat: stat(mtime: 9 * second, ctime: 9 * second), readAtNs: 11 * second) == lengths)
-        #expect(LocalRecord.lengths([30], stat: stat(mtime: 5 * second, ctime: 9 * second), readAtNs: 20 * second) == nil, "one chunk")
-        #expect(LocalRecord.lengths(nil, stat: stat(mtime: 5 * second, ctime: 9 * second), readAtNs: 20 * second) == nil)
+        let out = open(tmp.path + "/staged", O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        defer { close(out) }
+
+        // Written just now: mtime is ctime.
+        let fresh = try record()
+        try #require(!fresh.isSettled)
+        var checked = LocalChunks()
+        checked.add(fresh, in: root, wanted: [refs[1].hash], chunker: FileChunker())
+        #expect(checked.reread.isEmpty && checked.refs[refs[1].hash]?.trusted == false)
+        #expect(try checked.copy(refs[1].hash, to: out, path: "new.bin") == false, "not copied unhashed")
+        #expect(checked.bytes(of: refs[1].hash).map(Hashing.sha256Hex) == refs[1].hash)
+
+        // Its mtime set back, as a download sets the remote one's: settled.
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        let settled = try record()
+        try #require(settled.isSettled)
+        var trusted = LocalChunks()
+        trusted.add(settled, in: root, wanted: [refs[1].hash], chunker: FileChunker())
+        #expect(trusted.refs[refs[1].hash]?.trusted == true)
+        #expect(try trusted.copy(refs[1].hash, to: out, path: "new.bin"))
+        #expect(lseek(out, 0, SEEK_CUR) == off_t(refs[1].length))
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import SyncCore
 
 /// What we last saw of a path on disk, and what its content hashed to.
@@ -41,30 +40,19 @@ public struct LocalRecord: Sendable, Equatable, Codable {
         return offset == size ? refs : nil
     }
 
-    /// How long after a file's last change its stat surely moved on with any later write: file
-    /// timestamps advance by clock ticks (a few ms on ext4, up to 2 s on FAT).
-    static let timestampTick: Int64 = 2_000_000_000
-
-    /// The chunk lengths that a record of a file with `stat`, whose reading (for a download:
-    /// its recording) began at `readAtNs` (wall clock), may keep: only for more than one chunk,
-    /// and only when no later write can leave the stat as it is. A write sets mtime and ctime
-    /// to the same tick, so a stat whose mtime differs from its ctime (a download's mtime is
-    /// the remote one's) cannot come back after one; else the read must have begun a tick after
-    /// the last change (racy git's rule). A kept layout is trusted without reading the file
-    /// (`LocalChunks`), so a write the stat did not show would put wrong bytes in a download,
-    /// where the hashes alone only make the scan miss it, as any stat-based scan does.
-    static func lengths(_ lengths: [Int]?, stat: FileStat, readAtNs: Int64) -> [Int]? {
+    /// The chunk lengths a record keeps: only for a file of more than one chunk.
+    static func lengths(_ lengths: [Int]?) -> [Int]? {
         guard let lengths, lengths.count > 1 else { return nil }
-        guard stat.mtimeNs != stat.ctimeNs || readAtNs - stat.ctimeNs >= timestampTick else { return nil }
         return lengths
     }
 
-    /// The wall clock, in the nanoseconds file timestamps use.
-    static func nowNs() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
+    /// No later write can leave the file's stat as recorded: a write sets mtime and ctime to
+    /// the same clock tick, so a stat whose mtime differs from its ctime (a downloaded file's
+    /// mtime is the remote one's) cannot come back after one. A record whose mtime is its
+    /// ctime may have been taken in the tick of a write that a second write, in the same
+    /// tick, would not show (racy git's problem): what it says is checked before it is
+    /// trusted without reading (`LocalChunks`).
+    public var isSettled: Bool { mtimeNs != ctimeNs }
 }
 
 /// The last state both sides agreed on.

@@ -98,8 +98,7 @@ struct EntryDownload: Sendable {
             }
             await progress.end(paths: [path])
             var late = IndexUpdate()
-            let lengths = LocalRecord.lengths(chunkLengths, stat: final, readAtNs: LocalRecord.nowNs())
-            late.locals.append(entry.localRecord(stat: final, chunkLengths: lengths))
+            late.locals.append(entry.localRecord(stat: final, chunkLengths: LocalRecord.lengths(chunkLengths)))
             late.landed = [path]
             try index.records.apply(folder: folder, late)
         }

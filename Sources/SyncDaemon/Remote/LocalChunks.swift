@@ -15,6 +15,10 @@ struct LocalChunks: Sendable {
         var ref: ChunkRef
         /// The file as it was when it was chunked (its chunk hashes hold while it stays so).
         var stat: FileStat
+        /// Its bytes may be copied without hashing them while the file keeps `stat`: it was
+        /// chunked just now, or its record is settled (`LocalRecord.isSettled`). Else they
+        /// are read and checked (`bytes(of:)`).
+        var trusted: Bool
     }
 
     private(set) var refs: [String: Found] = [:]
@@ -42,12 +46,14 @@ struct LocalChunks: Sendable {
         }
         defer { close(fd) }
         let before = FileStat.fstat(fd)
-        // Still the file recorded (inode, size, mtime, ctime): its recorded layout holds, as
-        // its recorded hashes do for the scan. `copy` checks the file again around each chunk.
+        // Still the file recorded (inode, size, mtime, ctime): where each chunk is comes from
+        // its record, not read. Its chunks are copied unhashed only if the record is settled
+        // (no write since can have left the stat as it is); `copy` checks the stat again
+        // around each chunk.
         if let before, let layout = record.chunkLayout,
             Self.same(before, FileStat(kind: .file, inode: record.inode, size: record.size, mtimeNs: record.mtimeNs, ctimeNs: record.ctimeNs, mode: record.mode))
         {
-            add(layout, of: path, stat: before, wanted: wanted)
+            add(layout, of: path, stat: before, trusted: record.isSettled, wanted: wanted)
             return
         }
         let chunked: ChunkedFile
@@ -59,13 +65,13 @@ struct LocalChunks: Sendable {
         // The hashes describe the file only if it did not change while it was read.
         guard let before, let after = FileStat.fstat(fd), Self.same(before, after) else { return }
         reread.append(path)
-        add(chunked.chunks, of: path, stat: after, wanted: wanted)
+        add(chunked.chunks, of: path, stat: after, trusted: true, wanted: wanted)
     }
 
-    private mutating func add(_ chunks: [ChunkRef], of path: String, stat: FileStat, wanted: Set<String>) {
+    private mutating func add(_ chunks: [ChunkRef], of path: String, stat: FileStat, trusted: Bool, wanted: Set<String>) {
         var found = false
         for ref in chunks where wanted.contains(ref.hash) && refs[ref.hash] == nil {
-            refs[ref.hash] = Found(path: path, ref: ref, stat: stat)
+            refs[ref.hash] = Found(path: path, ref: ref, stat: stat, trusted: trusted)
             found = true
         }
         if found { files.append(path) }
@@ -77,13 +83,13 @@ struct LocalChunks: Sendable {
 
     /// Copies chunk `hash` from the local file that holds it to `fd` at its file offset (which
     /// moves on), inside the kernel (`copy_file_range`: no read into user space, and no
-    /// second hashing): the file must still be exactly as it was when it was chunked (inode,
-    /// size, mtime and ctime), before and after the copy. False (nothing written) when it
-    /// cannot be used that way, e.g. it changed before the copy, or the file system cannot
-    /// copy: the caller reads or fetches the chunk instead. Throws `changedMeanwhile` when
+    /// second hashing): the chunk must be `trusted` and the file still exactly as it was when
+    /// it was chunked (inode, size, mtime and ctime), before and after the copy. False
+    /// (nothing written) when it cannot be used that way, e.g. it changed before the copy, or
+    /// the file system cannot copy: the caller reads (and checks) or fetches the chunk instead. Throws `changedMeanwhile` when
     /// the file changed during the copy (the bytes written cannot be trusted).
     func copy(_ hash: String, to fd: Int32, path: String) throws(DaemonError) -> Bool {
-        guard let located = refs[hash], let folder else { return false }
+        guard let located = refs[hash], located.trusted, let folder else { return false }
         let source: Int32
         do {
             source = try folder.open(located.path, flags: O_RDONLY)

@@ -117,8 +117,6 @@ struct Preparer: Sendable {
         if let local, local.matches(stat), isLive(base, kind: .file, hash: local.contentHash, mode: stat.mode) {
             return .unchanged(local: local, removeLocalUnder: nil)
         }
-        // When the read began: a record keeps chunk lengths only if this is a tick past the change.
-        let readAtNs = LocalRecord.nowNs()
         let fd: Int32
         do {
             fd = try located.open(flags: O_RDONLY)
@@ -137,6 +135,9 @@ struct Preparer: Sendable {
                 let all = try Self.readAll(fd: fd, path: path, expected: Int(before.size))
                 bytes = all
                 chunked = chunker.chunk(bytes: all)
+            } else if let previous = local?.chunkLayout {
+                // Its last chunk list guides the chunking: only what changed is cut again.
+                chunked = try chunker.chunk(fd: fd, path: path, previous: previous)
             } else {
                 chunked = try chunker.chunk(fd: fd, path: path)
             }
@@ -148,7 +149,7 @@ struct Preparer: Sendable {
         let record = LocalRecord(
             path: path, kind: .file, inode: after.inode, size: after.size, mtimeNs: after.mtimeNs,
             ctimeNs: after.ctimeNs, mode: after.mode, contentHash: chunked.contentHash,
-            chunks: chunked.chunks.map(\.hash), symlinkTarget: nil, chunkLengths: LocalRecord.lengths(chunked.chunks.map(\.length), stat: after, readAtNs: readAtNs))
+            chunks: chunked.chunks.map(\.hash), symlinkTarget: nil, chunkLengths: LocalRecord.lengths(chunked.chunks.map(\.length)))
         if isLive(base, kind: .file, hash: chunked.contentHash, mode: after.mode) { return .unchanged(local: record, removeLocalUnder: nil) }
         let source: ChunkSource =
             if keepBytes, let bytes { .memory(bytes, chunked.chunks) } else { .file(path: path, in: folder, chunked.chunks) }
