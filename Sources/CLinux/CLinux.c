@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <spawn.h>
+#include <sys/vfs.h>
 #include "CLinux.h"
 
 int clinux_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
@@ -18,6 +19,11 @@ long clinux_copy_file_range(int fd_in, long long *off_in, int fd_out, unsigned l
     ssize_t n = copy_file_range(fd_in, &offset, fd_out, NULL, (size_t)len, 0);
     *off_in = (long long)offset;
     return (long)n;
+}
+
+long clinux_file_system_type(int fd) {
+    struct statfs info;
+    return fstatfs(fd, &info) == 0 ? (long)info.f_type : 0;
 }
 
 int clinux_spawn_closefrom(posix_spawn_file_actions_t *actions, int lowfd) {

@@ -24,7 +24,8 @@ struct ChunkingAgainTests {
     }
 
     enum Edit: CaseIterable {
-        case overwrite, insert, remove, append, truncate, boundaryByte, lastByte, firstByte, twoPlaces, everything
+        case overwrite, insert, remove, append, truncate, boundaryByte, lastByte, firstByte, twoPlaces, twoShifts, zeros,
+            everything
     }
 
     static func apply(_ edit: Edit, to old: [UInt8], previous: [ChunkRef], random: inout SeededRandom) -> [UInt8] {
@@ -53,6 +54,14 @@ struct ChunkingAgainTests {
         case .twoPlaces:
             new[at] ^= 0x01
             new.insert(contentsOf: [1, 2, 3], at: Int(random.next() % UInt64(new.count)))
+        case .twoShifts:
+            // An insertion and a removal elsewhere: the chunks between them moved by another shift.
+            new.insert(contentsOf: pseudoRandomBytes(count: count, seed: random.next()), at: at)
+            let later = Int(random.next() % UInt64(new.count))
+            new.removeSubrange(later..<min(new.count, later + 1 + Int(random.next() % 5000)))
+        case .zeros:
+            // A run of zeros: chunks cut at maxSize, the same hash many times over.
+            new.replaceSubrange(at..<min(old.count, at + count), with: [UInt8](repeating: 0, count: 40_000 + count))
         case .everything:
             new = pseudoRandomBytes(count: old.count, seed: random.next())
         }
@@ -89,6 +98,45 @@ struct ChunkingAgainTests {
         #expect(guided == (try FileChunker().chunk(fd: fd, path: path)))
         let kept = Set(previous.map(\.hash)).intersection(guided.chunks.map(\.hash)).count
         #expect(kept >= guided.chunks.count - 8, "only the chunks around the edit are new: \(kept) of \(guided.chunks.count)")
+    }
+
+    /// A file of zeros and runs of zeros, edited: every chunk cut at maxSize, one hash for all.
+    @Test func zerosAndTheirEdits() throws {
+        let tmp = try TemporaryDirectory("chunk-again-zeros")
+        defer { tmp.remove() }
+        let zeros = [UInt8](repeating: 0, count: 200_000)
+        var grown = zeros
+        grown.insert(contentsOf: [1, 2, 3], at: 70_000)
+        for new in [zeros, grown, Array(zeros.prefix(150_000)), zeros + [9]] {
+            let (guided, scratch) = try Self.both(old: zeros, new: new, in: tmp.path)
+            #expect(guided == scratch, "\(new.count) bytes")
+        }
+    }
+
+    /// A list FastCDC would not have cut (chunks over its maximum, or another chunker's sizes)
+    /// is not taken as a guide: the chunking is the one from scratch.
+    @Test func aListFastCDCWouldNotCutIsNoGuide() throws {
+        let tmp = try TemporaryDirectory("chunk-again-other")
+        defer { tmp.remove() }
+        let bytes = pseudoRandomBytes(count: 100_000, seed: 12)
+        let path = tmp.path + "/f"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let fd = open(path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        // Chunks of 50,000 bytes (over maxSize), hashed right: they would be found unchanged.
+        let halves = [0, 50_000].map { ChunkRef(hash: Hashing.sha256Hex(bytes[$0..<($0 + 50_000)]), offset: Int64($0), length: 50_000) }
+        #expect(!Self.chunker.isGuide(halves))
+        #expect(try Self.chunker.chunk(fd: fd, path: path, previous: halves) == Self.chunker.chunk(bytes: bytes))
+        // Chunks of 500 bytes (under minSize), and a list with a gap.
+        let small = stride(from: 0, to: 100_000, by: 500).map {
+            ChunkRef(hash: Hashing.sha256Hex(bytes[$0..<($0 + 500)]), offset: Int64($0), length: 500)
+        }
+        #expect(!Self.chunker.isGuide(small))
+        #expect(try Self.chunker.chunk(fd: fd, path: path, previous: small) == Self.chunker.chunk(bytes: bytes))
+        let own = Self.chunker.chunk(bytes: bytes).chunks
+        #expect(Self.chunker.isGuide(own))
+        #expect(!Self.chunker.isGuide(Array(own.dropFirst())), "does not start at 0")
     }
 
     /// A previous list that does not describe the file at all (another file's) changes nothing.

@@ -13,6 +13,9 @@ int clinux_syncfs(int fd);
 /// (moved on): bytes copied inside the kernel (a reflink where the file system can), or -1.
 long clinux_copy_file_range(int fd_in, long long *off_in, int fd_out, unsigned long len);
 
+/// fstatfs(2)'s f_type: the kind of file system holding `fd` (its magic number), or 0.
+long clinux_file_system_type(int fd);
+
 /// posix_spawn_file_actions_addclosefrom_np(3): the spawned program inherits no descriptor
 /// from `lowfd` up (glibc 2.34; Swift's Glibc module does not expose it).
 #include <spawn.h>

@@ -21,7 +21,7 @@ extension FileChunker {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ChunkingError(path: path, errno: errno, operation: "stat") }
         let size = Int64(info.st_size)
-        guard previous.count > 1, let last = previous.last else { return try chunk(fd: fd, path: path) }
+        guard previous.count > 1, let last = previous.last, isGuide(previous) else { return try chunk(fd: fd, path: path) }
         let previousSize = last.offset + Int64(last.length)
         var starts: [Int64: Int] = [:]
         for (index, ref) in previous.enumerated() { starts[ref.offset] = index }
@@ -35,13 +35,23 @@ extension FileChunker {
         var position: Int64 = 0
         // How many previous chunks to check at once: grows while they keep matching.
         var run = 2
+        // Bytes cut one chunk at a time since a previous chunk was last taken: past a window's
+        // worth, the rest of the file is chunked as a stream (a file rewritten whole is no
+        // slower than without a guide).
+        var missed: Int64 = 0
         while position < size {
+            if missed >= Int64(windowSize) {
+                refs += try chunks(fd: fd, path: path, from: position)
+                position = refs.last.map { $0.offset + Int64($0.length) } ?? position
+                break
+            }
             if let (first, shift) = guide.candidate(at: position) {
                 let taken = try guide.take(from: first, shift: shift, upTo: run, fd: fd, path: path, buffer: buffer)
                 if !taken.isEmpty {
                     refs += taken
                     position = taken.last!.offset + Int64(taken.last!.length)
                     run = min(run * 2, 1 << 12)
+                    missed = 0
                     continue
                 }
                 run = 2
@@ -54,8 +64,23 @@ extension FileChunker {
             let hash = Hashing.sha256Hex(UnsafeRawBufferPointer(rebasing: window[0..<cut]))
             refs.append(ChunkRef(hash: hash, offset: position, length: cut))
             position += Int64(cut)
+            missed += Int64(cut)
         }
         return ChunkedFile(chunks: refs, size: position, contentHash: Hashing.contentHash(chunks: refs.map(\.hash)))
+    }
+
+    /// Whether `previous` can be what this chunker cut: contiguous from 0, every chunk within
+    /// FastCDC's sizes (the last may be shorter). A list cut otherwise (another device's, with
+    /// other sizes) is not used: taking its chunks could give other cuts than FastCDC's.
+    func isGuide(_ previous: [ChunkRef]) -> Bool {
+        var offset: Int64 = 0
+        for (index, ref) in previous.enumerated() {
+            guard ref.offset == offset, ref.length > 0, ref.length <= cdc.maxSize,
+                ref.length >= cdc.minSize || index == previous.count - 1
+            else { return false }
+            offset += Int64(ref.length)
+        }
+        return true
     }
 
     /// Reads up to `count` bytes at `offset` into the start of `buffer`; fewer at the end of the file.

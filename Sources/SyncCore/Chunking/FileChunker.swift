@@ -51,17 +51,25 @@ public struct FileChunker: Sendable {
     public static let standardWindow = 16 << 20
 
     public func chunk(fd: Int32, path: String) throws(ChunkingError) -> ChunkedFile {
+        let chunks = try chunks(fd: fd, path: path, from: 0)
+        return ChunkedFile(chunks: chunks, size: chunks.last.map { $0.offset + Int64($0.length) } ?? 0,
+            contentHash: Hashing.contentHash(chunks: chunks.map(\.hash)))
+    }
+
+    /// The chunks of `fd` from `start` (where a chunk starts: 0, or the end of one) to its end,
+    /// read as a stream from there.
+    func chunks(fd: Int32, path: String, from start: Int64) throws(ChunkingError) -> [ChunkRef] {
         // A file smaller than a window gets a window its size (a check of a small file
         // must not take a full window); the second window is made only when the first is not all.
         var size = stat()
-        let known = fstat(fd, &size) == 0 && size.st_size >= 0 ? Int(size.st_size) : windowSize
+        let known = fstat(fd, &size) == 0 && Int64(size.st_size) >= start ? Int(Int64(size.st_size) - start) : windowSize
         let capacity = max(min(windowSize, known + 1), cdc.maxSize * 2)
+        guard lseek(fd, off_t(start), SEEK_SET) == start else { throw ChunkingError(path: path, errno: errno, operation: "seek") }
         var current = ChunkWindow(capacity: capacity)
         current.load(carry: nil, fd: fd, path: path, cdc: cdc)
         var spare: ChunkWindow?
         var refs: [ChunkRef] = []
-        var content = SHA256()
-        var offset: Int64 = 0
+        var offset = start
         while true {
             if let failure = current.failure { throw failure }
             if current.cuts.isEmpty { break }
@@ -72,7 +80,6 @@ public struct FileChunker: Sendable {
                 if task == 0 { window.hashCuts() } else { following?.load(carry: window, fd: fd, path: path, cdc: cdc) }
             }
             for (cut, digest) in zip(window.cuts, window.digests) {
-                digest.withUnsafeBytes { content.update(bufferPointer: $0) }
                 refs.append(ChunkRef(hash: Hashing.hex(digest), offset: offset, length: cut.length))
                 offset += Int64(cut.length)
             }
@@ -80,7 +87,7 @@ public struct FileChunker: Sendable {
             spare = current
             current = following
         }
-        return ChunkedFile(chunks: refs, size: offset, contentHash: Hashing.hex(content.finalize()))
+        return refs
     }
 
     /// Chunks bytes already in memory (small files, tests).

@@ -46,12 +46,14 @@ public struct LocalRecord: Sendable, Equatable, Codable {
         return lengths
     }
 
-    /// No later write can leave the file's stat as recorded: a write sets mtime and ctime to
-    /// the same clock tick, so a stat whose mtime differs from its ctime (a downloaded file's
-    /// mtime is the remote one's) cannot come back after one. A record whose mtime is its
-    /// ctime may have been taken in the tick of a write that a second write, in the same
-    /// tick, would not show (racy git's problem): what it says is checked before it is
-    /// trusted without reading (`LocalChunks`).
+    /// A later write(2) cannot leave the file's stat as recorded: on a file system where a
+    /// write sets mtime and ctime to the same clock tick (`LocalChunks.timestampsShareOneClock`),
+    /// a stat whose mtime differs from its ctime (a downloaded file's mtime is the remote
+    /// one's) cannot come back after one. A record whose mtime is its ctime may have been
+    /// taken in the tick of a write that a second write in the same tick would not show
+    /// (racy git's problem): what it says is checked before it is trusted without reading
+    /// (`LocalChunks`). Stores through a shared mmap into pages already dirty change no
+    /// timestamp at all, here as for every stat-based scan.
     public var isSettled: Bool { mtimeNs != ctimeNs }
 }
 

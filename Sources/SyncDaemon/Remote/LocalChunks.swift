@@ -53,7 +53,7 @@ struct LocalChunks: Sendable {
         if let before, let layout = record.chunkLayout,
             Self.same(before, FileStat(kind: .file, inode: record.inode, size: record.size, mtimeNs: record.mtimeNs, ctimeNs: record.ctimeNs, mode: record.mode))
         {
-            add(layout, of: path, stat: before, trusted: record.isSettled, wanted: wanted)
+            add(layout, of: path, stat: before, trusted: record.isSettled && Self.timestampsShareOneClock(fd), wanted: wanted)
             return
         }
         let chunked: ChunkedFile
@@ -75,6 +75,14 @@ struct LocalChunks: Sendable {
             found = true
         }
         if found { files.append(path) }
+    }
+
+    /// File systems whose mtime and ctime come from one clock at one granularity, so that a
+    /// write sets both to the same value (`LocalRecord.isSettled` holds there): ext2/3/4, XFS,
+    /// Btrfs, tmpfs, F2FS. Elsewhere (FAT rounds mtime to 2 s and ctime to 10 ms; network and
+    /// FUSE file systems) a record's chunks are read and checked.
+    static func timestampsShareOneClock(_ fd: Int32) -> Bool {
+        [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010].contains(clinux_file_system_type(fd))
     }
 
     static func same(_ a: FileStat, _ b: FileStat) -> Bool {
