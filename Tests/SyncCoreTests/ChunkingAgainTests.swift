@@ -14,9 +14,15 @@ struct ChunkingAgainTests {
 
     /// What the guided chunking and the one from scratch give for `new`, after `old`.
     static func both(old: [UInt8], new: [UInt8], in dir: String) throws -> (guided: ChunkedFile, scratch: ChunkedFile) {
-        let previous = chunker.chunk(bytes: old).chunks
+        try both(new, previous: chunker.chunk(bytes: old).chunks, in: dir)
+    }
+
+    /// The same for a file holding `bytes`, guided by `previous`.
+    static func both(_ bytes: [UInt8], previous: [ChunkRef], chunker: FileChunker = chunker, in dir: String) throws
+        -> (guided: ChunkedFile, scratch: ChunkedFile)
+    {
         let path = dir + "/f"
-        try Data(new).write(to: URL(fileURLWithPath: path))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
         let fd = open(path, O_RDONLY)
         try #require(fd >= 0)
         defer { close(fd) }
@@ -89,13 +95,8 @@ struct ChunkingAgainTests {
         var new = old
         for i in 0..<(1 << 20) { new[(12 << 20) + i] ^= 0x5A }
         let previous = FileChunker().chunk(bytes: old).chunks
-        let path = tmp.path + "/big"
-        try Data(new).write(to: URL(fileURLWithPath: path))
-        let fd = open(path, O_RDONLY)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        let guided = try FileChunker().chunk(fd: fd, path: path, previous: previous)
-        #expect(guided == (try FileChunker().chunk(fd: fd, path: path)))
+        let (guided, scratch) = try Self.both(new, previous: previous, chunker: FileChunker(), in: tmp.path)
+        #expect(guided == scratch)
         let kept = Set(previous.map(\.hash)).intersection(guided.chunks.map(\.hash)).count
         #expect(kept >= guided.chunks.count - 8, "only the chunks around the edit are new: \(kept) of \(guided.chunks.count)")
     }
@@ -119,21 +120,17 @@ struct ChunkingAgainTests {
         let tmp = try TemporaryDirectory("chunk-again-other")
         defer { tmp.remove() }
         let bytes = pseudoRandomBytes(count: 100_000, seed: 12)
-        let path = tmp.path + "/f"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let fd = open(path, O_RDONLY)
-        try #require(fd >= 0)
-        defer { close(fd) }
+        let scratch = Self.chunker.chunk(bytes: bytes)
         // Chunks of 50,000 bytes (over maxSize), hashed right: they would be found unchanged.
         let halves = [0, 50_000].map { ChunkRef(hash: Hashing.sha256Hex(bytes[$0..<($0 + 50_000)]), offset: Int64($0), length: 50_000) }
         #expect(!Self.chunker.isGuide(halves))
-        #expect(try Self.chunker.chunk(fd: fd, path: path, previous: halves) == Self.chunker.chunk(bytes: bytes))
+        #expect(try Self.both(bytes, previous: halves, in: tmp.path).guided == scratch)
         // Chunks of 500 bytes (under minSize), and a list with a gap.
         let small = stride(from: 0, to: 100_000, by: 500).map {
             ChunkRef(hash: Hashing.sha256Hex(bytes[$0..<($0 + 500)]), offset: Int64($0), length: 500)
         }
         #expect(!Self.chunker.isGuide(small))
-        #expect(try Self.chunker.chunk(fd: fd, path: path, previous: small) == Self.chunker.chunk(bytes: bytes))
+        #expect(try Self.both(bytes, previous: small, in: tmp.path).guided == scratch)
         let own = Self.chunker.chunk(bytes: bytes).chunks
         #expect(Self.chunker.isGuide(own))
         #expect(!Self.chunker.isGuide(Array(own.dropFirst())), "does not start at 0")
@@ -145,13 +142,8 @@ struct ChunkingAgainTests {
         defer { tmp.remove() }
         let other = Self.chunker.chunk(bytes: pseudoRandomBytes(count: 200_000, seed: 3)).chunks
         let bytes = pseudoRandomBytes(count: 150_000, seed: 4)
-        let path = tmp.path + "/f"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let fd = open(path, O_RDONLY)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        #expect(try Self.chunker.chunk(fd: fd, path: path, previous: other) == Self.chunker.chunk(bytes: bytes))
-        #expect(try Self.chunker.chunk(fd: fd, path: path, previous: []) == Self.chunker.chunk(bytes: bytes))
+        #expect(try Self.both(bytes, previous: other, in: tmp.path).guided == Self.chunker.chunk(bytes: bytes))
+        #expect(try Self.both(bytes, previous: [], in: tmp.path).guided == Self.chunker.chunk(bytes: bytes))
     }
 }
 

@@ -203,4 +203,35 @@ struct LocalChunksTests {
         #expect(try trusted.copy(refs[1].hash, to: out, path: "new.bin"))
         #expect(lseek(out, 0, SEEK_CUR) == off_t(refs[1].length))
     }
+
+    /// A record rebuilt for the same bytes (a remote move applied as a rename, a mode set, an
+    /// adoption) keeps the chunk lengths of the one it replaces when the chunks are the same.
+    @Test func aRecordRebuiltForTheSameChunksKeepsTheirLengths() {
+        let entry = WireEntry(
+            path: "b.bin", kind: .file, size: 30, mtimeNs: 1, mode: 0o644, chunks: ["h1", "h2"], contentHash: "c",
+            deleted: false, rev: 2)
+        let stat = FileStat(kind: .file, inode: 9, size: 30, mtimeNs: 1, ctimeNs: 2, mode: 0o644)
+        var previous = Self.record("a.bin", chunks: ["h1", "h2"])
+        previous.chunkLengths = [10, 20]
+        #expect(entry.localRecord(stat: stat, keepingLengthsOf: previous).chunkLengths == [10, 20])
+        previous.chunks = ["h1", "h3"]
+        #expect(entry.localRecord(stat: stat, keepingLengthsOf: previous).chunkLengths == nil, "other chunks")
+        #expect(entry.localRecord(stat: stat, keepingLengthsOf: nil).chunkLengths == nil)
+    }
+
+    /// Only a big file about to be replaced is held open (to be let go of off the task).
+    @Test func onlyABigFileAboutToBeReplacedIsHeldOpen() throws {
+        let tmp = try TemporaryDirectory("hold-open")
+        defer { tmp.remove() }
+        try Data(count: 1000).write(to: URL(fileURLWithPath: tmp.path + "/f"))
+        let located = try #require(FolderRoot(tmp.path).lookup("f").0)
+        func stat(size: Int64, kind: EntryKind = .file) -> FileStat {
+            FileStat(kind: kind, inode: 1, size: size, mtimeNs: 1, ctimeNs: 1, mode: 0o644)
+        }
+        #expect(FileAssembler.holdOpen(located, expected: nil) == nil)
+        #expect(FileAssembler.holdOpen(located, expected: stat(size: 1000)) == nil)
+        let held = try #require(FileAssembler.holdOpen(located, expected: stat(size: FileAssembler.closeLaterFrom)))
+        #expect(held >= 0)
+        close(held)
+    }
 }

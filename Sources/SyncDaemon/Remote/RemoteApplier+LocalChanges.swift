@@ -24,7 +24,7 @@ extension RemoteApplier {
         update.bases.append(tombstone.baseRecord)
         update.bases.append(entry.baseRecord)
         update.removedLocals.append(tombstone.path)
-        update.locals.append(entry.localRecord(stat: moved))
+        update.locals.append(entry.localRecord(stat: moved, keepingLengthsOf: records.local[tombstone.path]))
         try index.records.apply(folder: folder, update)
         logger.trace("remote move renamed locally", metadata: ["path": "\(entry.path)", "from": "\(tombstone.path)"])
         return true

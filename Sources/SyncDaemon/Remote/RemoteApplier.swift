@@ -226,7 +226,9 @@ struct RemoteApplier: Sendable {
         case .adopt:
             var update = IndexUpdate()
             update.bases.append(entry.baseRecord)
-            if let stat, !entry.deleted { update.locals.append(entry.localRecord(stat: stat)) }
+            if let stat, !entry.deleted {
+                update.locals.append(entry.localRecord(stat: stat, keepingLengthsOf: records.local[path]))
+            }
             if entry.deleted { update.removedLocals.append(path) }
             // Only over the base it was planned against: a push may have recorded a newer
             // revision of this path meanwhile, which a stale entry must not replace.
@@ -238,7 +240,8 @@ struct RemoteApplier: Sendable {
             guard let stat else { throw DaemonError(.changedMeanwhile, "gone meanwhile", path: path) }
             var update = IndexUpdate()
             update.bases.append(entry.baseRecord)
-            update.locals.append(entry.localRecord(stat: try materializer.setMode(path, mode: entry.mode, expected: stat)))
+            let changed = try materializer.setMode(path, mode: entry.mode, expected: stat)
+            update.locals.append(entry.localRecord(stat: changed, keepingLengthsOf: records.local[path]))
             try index.records.apply(folder: folder, update, ifBase: base, at: path)
         case .deleteLocal:
             try deleteLocal(

@@ -18,6 +18,12 @@ extension WireEntry {
             symlinkTarget: symlinkTarget, chunkLengths: chunkLengths)
     }
 
+    /// `localRecord(stat:)` for a file whose bytes `previous` described too (adopted, its mode
+    /// set, moved): the chunk lengths of `previous` kept when its chunks are the entry's.
+    func localRecord(stat: FileStat, keepingLengthsOf previous: LocalRecord?) -> LocalRecord {
+        localRecord(stat: stat, chunkLengths: previous.flatMap { $0.chunks == chunks ? $0.chunkLengths : nil })
+    }
+
     /// The tombstone a move leaves at `old` when the feed does not carry one.
     func departure(from old: String) -> WireEntry {
         WireEntry(
