@@ -21,6 +21,10 @@ long clinux_copy_file_range(int fd_in, long long *off_in, int fd_out, unsigned l
     return (long)n;
 }
 
+int clinux_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
+}
+
 long clinux_file_system_type(int fd) {
     struct statfs info;
     return fstatfs(fd, &info) == 0 ? (long)info.f_type : 0;

@@ -13,6 +13,10 @@ int clinux_syncfs(int fd);
 /// (moved on): bytes copied inside the kernel (a reflink where the file system can), or -1.
 long clinux_copy_file_range(int fd_in, long long *off_in, int fd_out, unsigned long len);
 
+/// sync_file_range(SYNC_FILE_RANGE_WRITE): starts writing back that range of `fd` without
+/// waiting (the fsync that makes it durable comes later, and has less left to do).
+int clinux_start_writeback(int fd, long long offset, long long length);
+
 /// fstatfs(2)'s f_type: the kind of file system holding `fd` (its magic number), or 0.
 long clinux_file_system_type(int fd);
 
