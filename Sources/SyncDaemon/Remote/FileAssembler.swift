@@ -116,7 +116,7 @@ struct FileAssembler: Sendable {
         try materializer.checkUnchanged(target, expected: expected)
         // The version replaced is let go of off this task: its page cache is freed with its
         // last reference, inside the rename otherwise (0.2 s per GiB here).
-        let replaced = Self.holdOpen(target, expected: expected)
+        let replaced = Self.holdOpen(target, expected: expected, beside: fd)
         defer { if let replaced { Self.closeLater(replaced) } }
         // Into an empty place only when that is what was planned: a file the user made
         // there meanwhile is not replaced (plan again).
@@ -137,15 +137,26 @@ struct FileAssembler: Sendable {
     /// Big files only: a small one's page cache costs nothing to free.
     static let closeLaterFrom: Int64 = 16 << 20
 
-    /// The file about to be replaced at `target`, open, when it is a big file (nil otherwise,
-    /// and when it cannot be opened: it is then freed in the rename, as before).
-    static func holdOpen(_ target: Located, expected: FileStat?) -> Int32? {
-        guard let expected, expected.kind == .file, expected.size >= closeLaterFrom else { return nil }
+    /// The file about to be replaced at `target`, open, when it is the big file expected there
+    /// (same inode) on a local file system (that of `staging`, the file renamed over it): nil
+    /// otherwise, and when it cannot be opened; it is then freed in the rename, as before. On
+    /// NFS an open file renamed over would be kept as a `.nfs*` file in the folder, and an
+    /// open may take a round trip.
+    static func holdOpen(_ target: Located, expected: FileStat?, beside staging: Int32) -> Int32? {
+        guard let expected, expected.kind == .file, expected.size >= closeLaterFrom,
+            LocalChunks.timestampsShareOneClock(staging)
+        else { return nil }
+        let fd: Int32
         do {
-            return try target.open(flags: O_RDONLY)
+            fd = try target.open(flags: O_RDONLY)
         } catch {
             return nil
         }
+        guard let held = FileStat.fstat(fd), held.kind == .file, held.inode == expected.inode else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 
     /// Closes `fd` on another thread: freeing what it was the last reference to takes no task's time.
@@ -178,7 +189,7 @@ struct FileAssembler: Sendable {
     }
 }
 
-/// Writing back a big staging file while it is still being written: every `step` bytes the
+/// Writing back a big staging file while it is assembled from chunks: every `step` bytes the
 /// range just written is handed to the disk (`sync_file_range`, no wait), so the fsync at the
 /// end has that much less to wait for. Only a hint: a failure is the fsync's to report.
 struct Writeback {

@@ -24,7 +24,9 @@ extension RemoteApplier {
         update.bases.append(tombstone.baseRecord)
         update.bases.append(entry.baseRecord)
         update.removedLocals.append(tombstone.path)
-        update.locals.append(entry.localRecord(stat: moved, keepingLengthsOf: records.local[tombstone.path]))
+        // No chunk lengths: `move` sets the mtime back, so a write in the instant before would
+        // leave a settled stat over other bytes (the next chunking finds them again).
+        update.locals.append(entry.localRecord(stat: moved))
         try index.records.apply(folder: folder, update)
         logger.trace("remote move renamed locally", metadata: ["path": "\(entry.path)", "from": "\(tombstone.path)"])
         return true

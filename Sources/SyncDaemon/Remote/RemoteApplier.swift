@@ -240,8 +240,7 @@ struct RemoteApplier: Sendable {
             guard let stat else { throw DaemonError(.changedMeanwhile, "gone meanwhile", path: path) }
             var update = IndexUpdate()
             update.bases.append(entry.baseRecord)
-            let changed = try materializer.setMode(path, mode: entry.mode, expected: stat)
-            update.locals.append(entry.localRecord(stat: changed, keepingLengthsOf: records.local[path]))
+            update.locals.append(entry.localRecord(stat: try materializer.setMode(path, mode: entry.mode, expected: stat)))
             try index.records.apply(folder: folder, update, ifBase: base, at: path)
         case .deleteLocal:
             try deleteLocal(

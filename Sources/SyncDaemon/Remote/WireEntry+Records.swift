@@ -18,8 +18,10 @@ extension WireEntry {
             symlinkTarget: symlinkTarget, chunkLengths: chunkLengths)
     }
 
-    /// `localRecord(stat:)` for a file whose bytes `previous` described too (adopted, its mode
-    /// set, moved): the chunk lengths of `previous` kept when its chunks are the entry's.
+    /// `localRecord(stat:)` for a file whose bytes `previous` described too (adopted: the same
+    /// content was already here): the chunk lengths of `previous` kept when its chunks are the
+    /// entry's. Not where syncd set the mtime itself (a move, a mode): a write just before
+    /// would be hidden behind a settled stat.
     func localRecord(stat: FileStat, keepingLengthsOf previous: LocalRecord?) -> LocalRecord {
         localRecord(stat: stat, chunkLengths: previous.flatMap { $0.chunks == chunks ? $0.chunkLengths : nil })
     }
