@@ -57,7 +57,7 @@ extension FileChunker {
                 run = 2
             }
             // Changed here: one chunk cut and hashed, as a full chunking would.
-            let length = try readUp(to: min(Int64(cdc.maxSize), size - position), at: position, fd: fd, path: path, into: buffer)
+            let length = try Self.readUp(to: min(Int64(cdc.maxSize), size - position), at: position, fd: fd, path: path, into: buffer)
             guard length > 0 else { break }  // shorter than its stat said: the caller sees the size differ
             let window = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
             let cut = cdc.cut(window)
@@ -84,7 +84,7 @@ extension FileChunker {
     }
 
     /// Reads up to `count` bytes at `offset` into the start of `buffer`; fewer at the end of the file.
-    func readUp(to count: Int64, at offset: Int64, fd: Int32, path: String, into buffer: UnsafeMutableRawBufferPointer)
+    static func readUp(to count: Int64, at offset: Int64, fd: Int32, path: String, into buffer: UnsafeMutableRawBufferPointer)
         throws(ChunkingError) -> Int
     {
         var filled = 0
@@ -137,29 +137,20 @@ struct PreviousChunks {
         guard end > first else { return [] }
         let start = previous[first].offset + shift
         guard start + Int64(bytes) <= size else { return [] }
-        var filled = 0
-        while filled < bytes {
-            let n = pread(fd, buffer.baseAddress! + filled, bytes - filled, off_t(start) + off_t(filled))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ChunkingError(path: path, errno: errno, operation: "read")
-            }
-            if n == 0 { return [] }  // shorter than its stat said
-            filled += n
-        }
-        let checked = HashCheck(buffer: UnsafeRawBufferPointer(rebasing: buffer[0..<bytes]), chunks: Array(previous[first..<end]))
-        checked.run()
+        // Shorter than its stat said: nothing taken.
+        guard try FileChunker.readUp(to: Int64(bytes), at: start, fd: fd, path: path, into: buffer) == bytes else { return [] }
+        let matches = HashCheck(buffer: UnsafeRawBufferPointer(rebasing: buffer[0..<bytes]), chunks: Array(previous[first..<end])).run()
         var taken: [ChunkRef] = []
         for k in first..<end {
             let ref = previous[k]
             let at = ref.offset + shift
-            guard checked.matches[k - first] else { break }
+            guard matches[k - first] else { break }
             let isLast = k == previous.count - 1
             if isLast {
                 guard at + Int64(ref.length) == size else { break }
             } else {
                 // The chunk after it must be checked too: it holds the byte the cut looked at.
-                guard k + 1 < end, checked.matches[k + 1 - first] else { break }
+                guard k + 1 < end, matches[k + 1 - first] else { break }
             }
             guard min(size - at, maxSize) == min(previousSize - ref.offset, maxSize) else { break }
             taken.append(ChunkRef(hash: ref.hash, offset: at, length: ref.length))
@@ -184,14 +175,14 @@ private final class HashCheck: @unchecked Sendable {
 
     deinit { results.deallocate() }
 
-    var matches: UnsafeMutableBufferPointer<Bool> { results }
-
-    func run() {
+    /// Whether each chunk hashes as it did.
+    func run() -> [Bool] {
         let base = chunks.first?.offset ?? 0
         DispatchQueue.concurrentPerform(iterations: chunks.count) { i in
             let ref = chunks[i]
             let from = Int(ref.offset - base)
             results[i] = Hashing.sha256Hex(UnsafeRawBufferPointer(rebasing: buffer[from..<(from + ref.length)])) == ref.hash
         }
+        return Array(results)
     }
 }

@@ -17,7 +17,7 @@ struct FileAssembler: Sendable {
     /// `localChunks` or fetching it), verifies it, fsyncs, applies mode and
     /// mtime, re-checks the target and renames into place. `beforeRename`
     /// records the index first (echo suppression). Returns the final stat, how
-    /// many bytes were fetched and the chunks' lengths (nil: one chunk).
+    /// many bytes were fetched and the chunks' lengths (nil: they do not add up to the size).
     func writeFile(
         _ entry: WireEntry, expected: FileStat?, copySource: String?, localChunks: LocalChunks?,
         fetch: @escaping @Sendable (String) async throws -> [UInt8], lookahead: Int = 4,
@@ -108,7 +108,7 @@ struct FileAssembler: Sendable {
             throw DaemonError(.hashMismatch, "assembled size differs from the entry's", path: path)
         }
         // Lengths that do not add up to the size describe nothing (the record keeps none).
-        let chunkLengths = lengths.count > 1 && lengths.reduce(0, +) == Int(entry.size) ? lengths : nil
+        let chunkLengths = lengths.reduce(0, +) == Int(entry.size) ? lengths : nil
         // Recorded first (an fsync: milliseconds), then the target checked right before the
         // rename: a write by the user during the record is seen, not replaced (the caller
         // puts the records back and plans again).

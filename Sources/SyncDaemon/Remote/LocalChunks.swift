@@ -50,9 +50,7 @@ struct LocalChunks: Sendable {
         // its record, not read. Its chunks are copied unhashed only if the record is settled
         // (no write since can have left the stat as it is); `copy` checks the stat again
         // around each chunk.
-        if let before, let layout = record.chunkLayout,
-            Self.same(before, FileStat(kind: .file, inode: record.inode, size: record.size, mtimeNs: record.mtimeNs, ctimeNs: record.ctimeNs, mode: record.mode))
-        {
+        if let before, let layout = record.chunkLayout, record.matches(before) {
             add(layout, of: path, stat: before, trusted: record.isSettled && Self.timestampsShareOneClock(fd), wanted: wanted)
             return
         }
