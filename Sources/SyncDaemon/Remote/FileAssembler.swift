@@ -53,7 +53,8 @@ struct FileAssembler: Sendable {
                         launched += 1
                         guard localChunks?.refs[hash] == nil else { continue }
                         inFlight += 1
-                        group.addTask { (index, try await fetch(hash)) }
+                        // Checked as it arrives, beside the writer: on another core when there is one.
+                        group.addTask { (index, try Self.checked(await fetch(hash), hash: hash, path: path)) }
                     }
                 }
                 for (index, hash) in entry.chunks.enumerated() {
@@ -66,12 +67,13 @@ struct FileAssembler: Sendable {
                         await progress(Int64(found.ref.length))
                         continue
                     }
+                    // Read and checked against its hash (`LocalChunks`).
                     var bytes = localChunks?.bytes(of: hash)
-                    let checked = bytes != nil
                     if bytes == nil, localChunks?.refs[hash] != nil {
                         // Listed locally but not readable as such now: fetched after all.
-                        bytes = try await fetch(hash)
-                        fetched += Int64(bytes?.count ?? 0)
+                        let data = try Self.checked(await fetch(hash), hash: hash, path: path)
+                        bytes = data
+                        fetched += Int64(data.count)
                     }
                     while bytes == nil {
                         if let ready = arrived.removeValue(forKey: index) {
@@ -86,8 +88,8 @@ struct FileAssembler: Sendable {
                         arrived[done] = data
                         launch(upTo: max(1, lookahead))
                     }
-                    guard let bytes, checked || Hashing.sha256Hex(bytes) == hash else {
-                        throw DaemonError(.hashMismatch, "chunk \(hash.prefix(12)) does not match its hash", path: path)
+                    guard let bytes else {
+                        throw DaemonError(.io, "chunk \(hash.prefix(12)) was never fetched", path: path)
                     }
                     try materializer.writeOrSkip(fd, bytes, path: path)
                     lengths.append(bytes.count)
@@ -132,6 +134,14 @@ struct FileAssembler: Sendable {
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
         let same = final.inode == staged.inode && final.size == staged.size && final.mtimeNs == staged.mtimeNs
         return (same ? final : staged, fetched, chunkLengths)
+    }
+
+    /// `bytes` if they hash to `hash`: a chunk from the network is written only once checked.
+    static func checked(_ bytes: [UInt8], hash: String, path: String) throws(DaemonError) -> [UInt8] {
+        guard Hashing.sha256Hex(bytes) == hash else {
+            throw DaemonError(.hashMismatch, "chunk \(hash.prefix(12)) does not match its hash", path: path)
+        }
+        return bytes
     }
 
     /// Big files only: a small one's page cache costs nothing to free.

@@ -87,7 +87,7 @@ public enum StorageCheck {
         for (hash, location) in present {
             report.bytes += location.length
             do {
-                _ = try await store.readChecked(hash: hash, at: location)
+                _ = try await store.readChecked(hash: hash, at: location, thorough: true)
             } catch let error as APIError where error.code == APIError.chunkDamagedCode {
                 fail(hash, "damaged: \(error.message)")
             }

@@ -2,12 +2,21 @@ import Foundation
 import NIOCore
 import SyncCore
 
-/// Reads: ranged reads of packs through the blob store, every chunk checked against its
-/// hash before any of it is served; a chunk whose pack is gone is looked up once more
-/// (compaction moves chunks, then deletes their old pack).
+/// Reads: ranged reads of packs through the blob store, every chunk checked before any of it
+/// is served (against its checksum, else its hash: `isIntact`); a chunk whose pack is gone
+/// is looked up once more (compaction moves chunks, then deletes their old pack).
 extension ChunkStore {
+    /// Whether `bytes`, read from `location`, are the chunk `hash`. The checksum kept in its
+    /// index row decides when it matches (decision 0028: the SHA-256 was checked when the
+    /// chunk came in); otherwise, and always when `thorough` (`storage check`), the SHA-256
+    /// does. A wrong checksum over intact bytes costs only the slower check.
+    static func isIntact(_ bytes: [UInt8], hash: String, at location: ChunkLocation, thorough: Bool = false) -> Bool {
+        if !thorough, let checksum = location.checksum, ChunkChecksum.of(bytes) == checksum { return true }
+        return Hashing.sha256Hex(bytes) == hash
+    }
+
     /// The chunk's bytes (or the requested part of them); nil if not stored. The whole
-    /// chunk is read and checked against its hash first: damaged bytes are never served.
+    /// chunk is read and checked first: damaged bytes are never served.
     func read(hash: String, rangeHeader: String?) async throws -> ChunkRead? {
         guard let location = try await index.locations(of: [hash])[hash] else { return nil }
         let bytes = try await readChecked(hash: hash, at: location)
@@ -25,7 +34,7 @@ extension ChunkStore {
     /// A chunk's bytes from its pack, checked against its hash. If the pack cannot be read,
     /// the chunk is looked up once more: compaction may have moved it (and deleted the pack)
     /// since `location` was read.
-    func readChecked(hash: String, at location: ChunkLocation) async throws -> [UInt8] {
+    func readChecked(hash: String, at location: ChunkLocation, thorough: Bool = false) async throws -> [UInt8] {
         var location = location
         let bytes: [UInt8]
         do {
@@ -41,8 +50,9 @@ extension ChunkStore {
                 throw APIError.chunkDamaged(hash, location: location, pack: blobs.name(of: location.pack), reason: "cannot be read: \(error)")
             }
         }
-        let actual = try await offload { Hashing.sha256Hex(bytes) }
-        guard actual == hash else {
+        let checked = location
+        guard try await offload({ Self.isIntact(bytes, hash: hash, at: checked, thorough: thorough) }) else {
+            let actual = Hashing.sha256Hex(bytes)
             throw APIError.chunkDamaged(hash, location: location, pack: blobs.name(of: location.pack), reason: "its bytes hash to \(actual)")
         }
         return bytes
@@ -66,8 +76,8 @@ extension APIError {
 extension ChunkStore {
     /// The stored chunks among `hashes` as one chunk batch body, in request order without
     /// duplicates, absent ones left out, stopping before a record would take the body past
-    /// `limit` (the first record is always sent). Each chunk is checked against its hash
-    /// as it is read: one that is damaged is left out (the client asks again, or reports it
+    /// `limit` (the first record is always sent). Each chunk is checked (`isIntact`) as it
+    /// is read: one that is damaged is left out (the client asks again, or reports it
     /// missing) and logged, never served.
     func batch(of hashes: [String], limit: Int) async throws -> ByteBuffer {
         let found = try await index.locations(of: hashes)
@@ -82,7 +92,7 @@ extension ChunkStore {
             size += record
         }
         let bytes = try await readRecords(chosen, retry: true)
-        let records = chosen.compactMap { item in bytes[item.hash].map { (hash: item.hash, bytes: $0) } }
+        let records = chosen.compactMap { item in bytes[item.hash].map { (hash: item.hash, location: $0.location, bytes: $0.bytes) } }
         let (body, damaged) = try await offload { Self.encodeChecked(records) }
         for hash in damaged {
             logger.error("chunk \(hash) left out of a fetch: its stored bytes no longer match its hash (run `sync-server storage check`)")
@@ -93,13 +103,15 @@ extension ChunkStore {
     /// The bytes of each chunk, read pack by pack. The chunks of a pack that cannot be read
     /// are looked up again and read once more from where they are now (compaction may have
     /// moved them); any still unreadable are left out (logged).
-    func readRecords(_ chosen: [(hash: String, location: ChunkLocation)], retry: Bool) async throws -> [String: [UInt8]] {
-        var bytes: [String: [UInt8]] = [:]
+    func readRecords(
+        _ chosen: [(hash: String, location: ChunkLocation)], retry: Bool
+    ) async throws -> [String: (location: ChunkLocation, bytes: [UInt8])] {
+        var bytes: [String: (location: ChunkLocation, bytes: [UInt8])] = [:]
         var unreadable: [String] = []
         for (pack, items) in Dictionary(grouping: chosen, by: { $0.location.pack }) {
             do {
                 let parts = try await blobs.read(pack: pack, ranges: items.map { $0.location.offset..<$0.location.recordEnd })
-                for (item, part) in zip(items, parts) { bytes[item.hash] = part }
+                for (item, part) in zip(items, parts) { bytes[item.hash] = (item.location, part) }
             } catch let error as StoreIOError {
                 if retry {
                     unreadable += items.map(\.hash)
@@ -114,12 +126,12 @@ extension ChunkStore {
         return bytes.merging(try await readRecords(again, retry: false)) { first, _ in first }
     }
 
-    private static func encodeChecked(_ records: [(hash: String, bytes: [UInt8])]) -> (ByteBuffer, [String]) {
+    private static func encodeChecked(_ records: [(hash: String, location: ChunkLocation, bytes: [UInt8])]) -> (ByteBuffer, [String]) {
         var out: [UInt8] = []
         out.reserveCapacity(records.reduce(0) { $0 + PackRecord.headerSize + $1.bytes.count })
         var damaged: [String] = []
         for record in records {
-            guard Hashing.sha256Hex(record.bytes) == record.hash else {
+            guard isIntact(record.bytes, hash: record.hash, at: record.location) else {
                 damaged.append(record.hash)
                 continue
             }

@@ -26,12 +26,13 @@ final class MetadataStore: Sendable {
         }
     }
 
-    /// Migrations recorded as applied in this database.
     /// Folders, devices and grants.
     var accounts: AccountStore { AccountStore(pool: pool) }
 
+    /// Migrations recorded as applied in this database, in the order they run.
     func appliedMigrations() throws -> [String] {
-        try pool.read { db in try Migrations.migrator.appliedIdentifiers(db).sorted() }
+        let applied = try pool.read { db in try Migrations.migrator.appliedIdentifiers(db) }
+        return Migrations.names.filter(applied.contains)
     }
 
     /// The folder's current revision, nil if it does not exist.

@@ -56,6 +56,12 @@ enum Migrations {
             // When the device last got an access token (about hourly while it syncs).
             try db.execute(sql: "ALTER TABLE devices ADD COLUMN last_seen_at INTEGER")
         }
+        migrator.registerMigration("v10-chunk-checksums") { db in
+            // Each chunk's `ChunkChecksum` (XXH64 of its bytes, decision 0028), checked when it
+            // is served instead of its SHA-256. Rows indexed before it have none (NULL): those
+            // are checked against their SHA-256 as before.
+            try db.execute(sql: "ALTER TABLE chunk_index ADD COLUMN checksum INTEGER")
+        }
         return migrator
     }
 

@@ -12,7 +12,10 @@ struct MigrationTests {
         defer { tmp.remove() }
         let dir = tmp.path
         let store = try MetadataStore(path: dir + "/metadata.sqlite")
-        #expect(try store.appliedMigrations() == ["v1-initial", "v2-moves", "v3-moves-moved-to", "v4-device-revocation", "v5-commit-replies", "v6-chunk-index", "v7-chunk-gc", "v8-unique-device-names", "v9-device-last-seen"])
+        #expect(try store.appliedMigrations() == [
+            "v1-initial", "v2-moves", "v3-moves-moved-to", "v4-device-revocation", "v5-commit-replies", "v6-chunk-index",
+            "v7-chunk-gc", "v8-unique-device-names", "v9-device-last-seen", "v10-chunk-checksums",
+        ])
         let tables = try await store.pool.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
@@ -74,7 +77,7 @@ struct MigrationTests {
             }
         }
         let store = try MetadataStore(path: path)
-        #expect(try store.appliedMigrations() == Migrations.names.sorted())
+        #expect(try store.appliedMigrations() == Migrations.names)
         let entry = try await store.changes(folder: "docs", since: 0, limit: 10)?.entries.first
         #expect(entry?.path == "kept.txt")
         #expect(try await store.accounts.device(id: "0123456789abcdef")?.revokedAt == nil)

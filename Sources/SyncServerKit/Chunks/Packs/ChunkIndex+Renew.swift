@@ -26,8 +26,8 @@ extension ChunkIndex {
 
     private static func touched(_ hashes: [String], db: Database) throws -> [String: (location: ChunkLocation, touchedAt: Int64)] {
         var found: [String: (location: ChunkLocation, touchedAt: Int64)] = [:]
-        try forEachRow(of: hashes, columns: "hash, pack_id, offset, length, touched_at", db: db) { row in
-            found[row[0]] = (ChunkLocation(pack: row[1], offset: row[2], length: row[3]), row[4])
+        try forEachRow(of: hashes, columns: "hash, pack_id, offset, length, touched_at, checksum", db: db) { row in
+            found[row[0]] = (ChunkLocation(pack: row[1], offset: row[2], length: row[3], checksum: row[5]), row[4])
         }
         return found
     }

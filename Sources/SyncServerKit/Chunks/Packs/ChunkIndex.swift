@@ -18,8 +18,8 @@ struct ChunkIndex: Sendable {
 
     static func locations(of hashes: [String], db: Database) throws -> [String: ChunkLocation] {
         var found: [String: ChunkLocation] = [:]
-        try forEachRow(of: hashes, columns: "hash, pack_id, offset, length", db: db) { row in
-            found[row[0]] = ChunkLocation(pack: row[1], offset: row[2], length: row[3])
+        try forEachRow(of: hashes, columns: "hash, pack_id, offset, length, checksum", db: db) { row in
+            found[row[0]] = ChunkLocation(pack: row[1], offset: row[2], length: row[3], checksum: row[4])
         }
         return found
     }
@@ -66,11 +66,12 @@ struct ChunkIndex: Sendable {
                 """,
             arguments: [pack, durableLength])
         let statement = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO chunk_index (hash, pack_id, offset, length, touched_at) VALUES (?, ?, ?, ?, ?)")
+            sql: "INSERT OR IGNORE INTO chunk_index (hash, pack_id, offset, length, touched_at, checksum) VALUES (?, ?, ?, ?, ?, ?)")
         var created: [Bool] = []
         created.reserveCapacity(chunks.count)
         for chunk in chunks {
-            try statement.execute(arguments: [chunk.hash, chunk.location.pack, chunk.location.offset, chunk.location.length, now])
+            let location = chunk.location
+            try statement.execute(arguments: [chunk.hash, location.pack, location.offset, location.length, now, location.checksum])
             created.append(db.changesCount > 0)
         }
         return created

@@ -17,11 +17,18 @@ enum PackName {
 }
 
 /// Where a chunk's bytes are: `offset` is the first byte of the chunk itself (its record
-/// header is the `PackRecord.headerSize` bytes before it).
+/// header is the `PackRecord.headerSize` bytes before it). `checksum`: what its bytes give
+/// `ChunkChecksum.of` (nil for rows indexed before it was kept); not part of where the chunk
+/// is, so two locations are equal when they name the same bytes' place.
 struct ChunkLocation: Sendable, Equatable {
     var pack: PackID
     var offset: Int64
     var length: Int64
+    var checksum: Int64? = nil
+
+    static func == (lhs: ChunkLocation, rhs: ChunkLocation) -> Bool {
+        lhs.pack == rhs.pack && lhs.offset == rhs.offset && lhs.length == rhs.length
+    }
 
     var recordStart: Int64 { offset - Int64(PackRecord.headerSize) }
     var recordEnd: Int64 { offset + length }
@@ -77,20 +84,22 @@ enum PackScan {
             let start = at + Int64(PackRecord.headerSize)
             guard length <= UInt64(size - start) else { break }
             let end = start + Int64(length)
-            let intact: Bool
+            var checksum: Int64? = nil
             do {
-                intact = Hashing.sha256Hex(try POSIX.readExactly(fd: fd, offset: start, count: Int(length), path: path)) == hash
+                let bytes = try POSIX.readExactly(fd: fd, offset: start, count: Int(length), path: path)
+                if Hashing.sha256Hex(bytes) == hash { checksum = ChunkChecksum.of(bytes) }
             } catch {
                 guard end <= trustedEnd else { throw error }
-                intact = false
             }
+            let intact = checksum != nil
             if !intact {
                 guard end <= trustedEnd else { break }
                 damaged += 1
                 at = end
                 continue
             }
-            records.append(ScannedRecord(hash: hash, location: ChunkLocation(pack: pack, offset: start, length: Int64(length))))
+            records.append(
+                ScannedRecord(hash: hash, location: ChunkLocation(pack: pack, offset: start, length: Int64(length), checksum: checksum)))
             at = end
         }
         return Result(records: records, validEnd: at, fileSize: size, damaged: damaged)

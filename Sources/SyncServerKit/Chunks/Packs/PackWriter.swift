@@ -4,15 +4,17 @@ import NIOConcurrencyHelpers
 /// Records to append to a pack in one write, built in memory (`PackRecord` format).
 struct PackBatch: Sendable {
     private(set) var bytes: [UInt8] = []
-    /// Each record's hash, and where its chunk's bytes start within `bytes`, and their length.
-    private(set) var records: [(hash: String, offset: Int64, length: Int64)] = []
+    /// Each record's hash, where its chunk's bytes start within `bytes`, their length and
+    /// their `ChunkChecksum`.
+    private(set) var records: [(hash: String, offset: Int64, length: Int64, checksum: Int64)] = []
 
     var isEmpty: Bool { records.isEmpty }
 
+    /// `chunk` must be checked against `hash` already: its checksum is taken here.
     mutating func add(hash: String, bytes chunk: UnsafeRawBufferPointer) {
         let start = Int64(bytes.count + PackRecord.headerSize)
         PackRecord.append(hash: hash, bytes: chunk, to: &bytes)
-        records.append((hash, start, Int64(chunk.count)))
+        records.append((hash, start, Int64(chunk.count), ChunkChecksum.of(chunk)))
     }
 }
 
@@ -125,7 +127,9 @@ final class PackWriter: Sendable {
         pack.size += Int64(batch.bytes.count)
         state.current = pack
         state.syncs += 1
-        let locations = batch.records.map { ChunkLocation(pack: pack.id, offset: start + $0.offset, length: $0.length) }
+        let locations = batch.records.map {
+            ChunkLocation(pack: pack.id, offset: start + $0.offset, length: $0.length, checksum: $0.checksum)
+        }
         if writer.sealsEveryAppend {
             close(pack.fd)
             state.current = nil

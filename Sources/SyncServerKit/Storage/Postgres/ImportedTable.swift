@@ -59,7 +59,10 @@ struct ImportedTable: Sendable {
             name: "packs", columns: [.bigint("id"), .bigint("durable_length"), .boolean("sealed"), .boolean("retired")], key: ["id"]),
         ImportedTable(
             name: "chunk_index",
-            columns: [.text("hash"), .bigint("pack_id"), .bigint("offset"), .bigint("length"), .bigint("touched_at")],
+            columns: [
+                .text("hash"), .bigint("pack_id"), .bigint("offset"), .bigint("length"), .bigint("touched_at"),
+                .optionalBigint("checksum"),
+            ],
             key: ["hash"]),
     ]
 

@@ -14,9 +14,11 @@ struct PostgresChunkIndex: ChunkIndexBackend {
         guard !hashes.isEmpty else { return [:] }
         return try await store.run {
             var found: [String: ChunkLocation] = [:]
-            for try await (hash, pack, offset, length) in try await client.query(
-                "SELECT hash, pack_id, \"offset\", length FROM chunk_index WHERE hash = ANY(\(hashes))", logger: logger
-            ).decode((String, Int64, Int64, Int64).self) { found[hash] = ChunkLocation(pack: pack, offset: offset, length: length) }
+            for try await (hash, pack, offset, length, checksum) in try await client.query(
+                "SELECT hash, pack_id, \"offset\", length, checksum FROM chunk_index WHERE hash = ANY(\(hashes))", logger: logger
+            ).decode((String, Int64, Int64, Int64, Int64?).self) {
+                found[hash] = ChunkLocation(pack: pack, offset: offset, length: length, checksum: checksum)
+            }
             return found
         }
     }
@@ -26,10 +28,11 @@ struct PostgresChunkIndex: ChunkIndexBackend {
         return try await store.run {
             var found: [String: ChunkLocation] = [:]
             var stale: [String] = []
-            for try await (hash, pack, offset, length, touched) in try await client.query(
-                "SELECT hash, pack_id, \"offset\", length, touched_at FROM chunk_index WHERE hash = ANY(\(hashes))", logger: logger
-            ).decode((String, Int64, Int64, Int64, Int64).self) {
-                found[hash] = ChunkLocation(pack: pack, offset: offset, length: length)
+            for try await (hash, pack, offset, length, touched, checksum) in try await client.query(
+                "SELECT hash, pack_id, \"offset\", length, touched_at, checksum FROM chunk_index WHERE hash = ANY(\(hashes))",
+                logger: logger
+            ).decode((String, Int64, Int64, Int64, Int64, Int64?).self) {
+                found[hash] = ChunkLocation(pack: pack, offset: offset, length: length, checksum: checksum)
                 if touched < now - grace / 2 { stale.append(hash) }
             }
             guard !stale.isEmpty else { return found }
@@ -70,9 +73,11 @@ struct PostgresChunkIndex: ChunkIndexBackend {
         var created = Set<String>()
         for try await hash in try await connection.query(
             """
-            INSERT INTO chunk_index (hash, pack_id, "offset", length, touched_at)
-            SELECT h, \(pack), o, l, \(now) FROM unnest(\(chunks.map(\.hash))::text[], \(chunks.map(\.location.offset))::bigint[],
-                                                 \(chunks.map(\.location.length))::bigint[]) AS u(h, o, l)
+            INSERT INTO chunk_index (hash, pack_id, "offset", length, touched_at, checksum)
+            SELECT h, \(pack), o, l, \(now), CASE WHEN k THEN c END
+            FROM unnest(\(chunks.map(\.hash))::text[], \(chunks.map(\.location.offset))::bigint[],
+                        \(chunks.map(\.location.length))::bigint[], \(chunks.map { $0.location.checksum ?? 0 })::bigint[],
+                        \(chunks.map { $0.location.checksum != nil })::boolean[]) AS u(h, o, l, c, k)
             ON CONFLICT (hash) DO NOTHING RETURNING hash
             """, logger: logger
         ).decode(String.self) { created.insert(hash) }

@@ -38,6 +38,9 @@ enum PostgresMigrations {
         ("p5-storage-copy", [
             "CREATE TABLE storage_copy (id INTEGER PRIMARY KEY CHECK (id = 1), source TEXT NOT NULL, started_at BIGINT NOT NULL)"
         ]),
+        // Each chunk's `ChunkChecksum` (SQLite's v10): checked when it is served; NULL for rows
+        // indexed before, which are checked against their SHA-256 as before (decision 0028).
+        ("p6-chunk-checksums", ["ALTER TABLE chunk_index ADD COLUMN checksum BIGINT"]),
     ]
 
     /// The advisory lock key migrations take ("syncmigr").
