@@ -130,10 +130,21 @@ public actor RemoteClient {
         throw RemoteError(kind: .unauthorized, status: 401, code: "unauthorized", message: "access token rejected twice")
     }
 
+    static let maxResponseBytes = 256 << 20
+
+    /// The status and the body, copied once: from the parts as they arrive into an array made
+    /// as large as the announced length (a chunk's megabytes are not gathered, then copied again).
     static func execute(_ http: HTTPClient, _ request: HTTPClientRequest, timeout: TimeAmount) async throws -> (Int, [UInt8]) {
         let response = try await http.execute(request, timeout: timeout)
-        let buffer = try await response.body.collect(upTo: 256 << 20)
-        return (Int(response.status.code), Array(buffer.readableBytesView))
+        var body: [UInt8] = []
+        if let announced = response.headers.first(name: "content-length").flatMap(Int.init), announced > 0 {
+            body.reserveCapacity(min(announced, maxResponseBytes))
+        }
+        for try await part in response.body {
+            guard body.count + part.readableBytes <= maxResponseBytes else { throw NIOTooManyBytesError(maxBytes: maxResponseBytes) }
+            body.append(contentsOf: part.readableBytesView)
+        }
+        return (Int(response.status.code), body)
     }
 
     static func decodeErrorBody(_ body: [UInt8]) -> ErrorBody? {

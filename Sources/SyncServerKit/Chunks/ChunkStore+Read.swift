@@ -3,16 +3,31 @@ import NIOCore
 import SyncCore
 
 /// Reads: ranged reads of packs through the blob store, every chunk checked before any of it
-/// is served (against its checksum, else its hash: `isIntact`); a chunk whose pack is gone
+/// is served (against its checksum, else its hash: `verdict`); a chunk whose pack is gone
 /// is looked up once more (compaction moves chunks, then deletes their old pack).
 extension ChunkStore {
+    enum Verdict: Equatable {
+        case intact
+        /// The bytes are the chunk's, but the index row's checksum is not theirs.
+        case intactButChecksumWrong
+        /// The bytes are not the chunk's: what they hash to.
+        case damaged(actual: String)
+    }
+
     /// Whether `bytes`, read from `location`, are the chunk `hash`. The checksum kept in its
     /// index row decides when it matches (decision 0028: the SHA-256 was checked when the
     /// chunk came in); otherwise, and always when `thorough` (`storage check`), the SHA-256
     /// does. A wrong checksum over intact bytes costs only the slower check.
-    static func isIntact(_ bytes: [UInt8], hash: String, at location: ChunkLocation, thorough: Bool = false) -> Bool {
-        if !thorough, let checksum = location.checksum, ChunkChecksum.of(bytes) == checksum { return true }
-        return Hashing.sha256Hex(bytes) == hash
+    static func verdict(_ bytes: [UInt8], hash: String, at location: ChunkLocation, thorough: Bool = false) -> Verdict {
+        if !thorough, let checksum = location.checksum, ChunkChecksum.of(bytes) == checksum { return .intact }
+        let actual = Hashing.sha256Hex(bytes)
+        guard actual == hash else { return .damaged(actual: actual) }
+        return thorough || location.checksum == nil ? .intact : .intactButChecksumWrong
+    }
+
+    func warnChecksumWrong(_ hash: String, at location: ChunkLocation) {
+        logger.warning(
+            "chunk \(hash): the checksum in its index row does not match its bytes in \(blobs.name(of: location.pack)) at offset \(location.offset), which match its hash; served, checked by SHA-256 each time (run `sync-server storage check`)")
     }
 
     /// The chunk's bytes (or the requested part of them); nil if not stored. The whole
@@ -31,7 +46,7 @@ extension ChunkStore {
         return ChunkRead(bytes: buffer, range: range.count == size ? nil : range, total: size, satisfiable: true)
     }
 
-    /// A chunk's bytes from its pack, checked against its hash. If the pack cannot be read,
+    /// A chunk's bytes from its pack, checked (`verdict`). If the pack cannot be read,
     /// the chunk is looked up once more: compaction may have moved it (and deleted the pack)
     /// since `location` was read.
     func readChecked(hash: String, at location: ChunkLocation, thorough: Bool = false) async throws -> [UInt8] {
@@ -40,7 +55,7 @@ extension ChunkStore {
         do {
             bytes = try await blobs.read(pack: location.pack, ranges: [location.offset..<location.recordEnd])[0]
         } catch let first as StoreIOError {
-            guard let moved = try await index.locations(of: [hash])[hash], moved != location else {
+            guard let moved = try await index.locations(of: [hash])[hash], !moved.isSamePlace(as: location) else {
                 throw APIError.chunkDamaged(hash, location: location, pack: blobs.name(of: location.pack), reason: "cannot be read: \(first)")
             }
             location = moved
@@ -51,8 +66,10 @@ extension ChunkStore {
             }
         }
         let checked = location
-        guard try await offload({ Self.isIntact(bytes, hash: hash, at: checked, thorough: thorough) }) else {
-            let actual = Hashing.sha256Hex(bytes)
+        switch try await offload({ Self.verdict(bytes, hash: hash, at: checked, thorough: thorough) }) {
+        case .intact: break
+        case .intactButChecksumWrong: warnChecksumWrong(hash, at: location)
+        case .damaged(let actual):
             throw APIError.chunkDamaged(hash, location: location, pack: blobs.name(of: location.pack), reason: "its bytes hash to \(actual)")
         }
         return bytes
@@ -76,7 +93,7 @@ extension APIError {
 extension ChunkStore {
     /// The stored chunks among `hashes` as one chunk batch body, in request order without
     /// duplicates, absent ones left out, stopping before a record would take the body past
-    /// `limit` (the first record is always sent). Each chunk is checked (`isIntact`) as it
+    /// `limit` (the first record is always sent). Each chunk is checked (`verdict`) as it
     /// is read: one that is damaged is left out (the client asks again, or reports it
     /// missing) and logged, never served.
     func batch(of hashes: [String], limit: Int) async throws -> ByteBuffer {
@@ -93,10 +110,11 @@ extension ChunkStore {
         }
         let bytes = try await readRecords(chosen, retry: true)
         let records = chosen.compactMap { item in bytes[item.hash].map { (hash: item.hash, location: $0.location, bytes: $0.bytes) } }
-        let (body, damaged) = try await offload { Self.encodeChecked(records) }
+        let (body, damaged, checksumWrong) = try await offload { Self.encodeChecked(records) }
         for hash in damaged {
             logger.error("chunk \(hash) left out of a fetch: its stored bytes no longer match its hash (run `sync-server storage check`)")
         }
+        for (hash, location) in checksumWrong { warnChecksumWrong(hash, at: location) }
         return body
     }
 
@@ -126,18 +144,24 @@ extension ChunkStore {
         return bytes.merging(try await readRecords(again, retry: false)) { first, _ in first }
     }
 
-    private static func encodeChecked(_ records: [(hash: String, location: ChunkLocation, bytes: [UInt8])]) -> (ByteBuffer, [String]) {
+    private static func encodeChecked(
+        _ records: [(hash: String, location: ChunkLocation, bytes: [UInt8])]
+    ) -> (ByteBuffer, damaged: [String], checksumWrong: [(String, ChunkLocation)]) {
         var out: [UInt8] = []
         out.reserveCapacity(records.reduce(0) { $0 + PackRecord.headerSize + $1.bytes.count })
         var damaged: [String] = []
+        var checksumWrong: [(String, ChunkLocation)] = []
         for record in records {
-            guard isIntact(record.bytes, hash: record.hash, at: record.location) else {
+            switch verdict(record.bytes, hash: record.hash, at: record.location) {
+            case .intact: break
+            case .intactButChecksumWrong: checksumWrong.append((record.hash, record.location))
+            case .damaged:
                 damaged.append(record.hash)
                 continue
             }
             record.bytes.withUnsafeBytes { PackRecord.append(hash: record.hash, bytes: $0, to: &out) }
         }
-        return (ByteBuffer(bytes: out), damaged)
+        return (ByteBuffer(bytes: out), damaged, checksumWrong)
     }
 }
 

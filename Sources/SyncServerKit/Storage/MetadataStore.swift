@@ -31,8 +31,7 @@ final class MetadataStore: Sendable {
 
     /// Migrations recorded as applied in this database, in the order they run.
     func appliedMigrations() throws -> [String] {
-        let applied = try pool.read { db in try Migrations.migrator.appliedIdentifiers(db) }
-        return Migrations.names.filter(applied.contains)
+        try pool.read { db in try Migrations.migrator.appliedMigrations(db) }
     }
 
     /// The folder's current revision, nil if it does not exist.

@@ -32,17 +32,26 @@ extension POSIX {
     /// Exactly `count` bytes of `fd` from `offset`; a file that ends first is an error
     /// (EIO, "short read"), since callers ask only for bytes the index or a size promised.
     static func readExactly(fd: Int32, offset: Int64, count: Int, path: String) throws(StoreIOError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreIOError(operation: "read", path: path, code: errno)
+        var failure: StoreIOError?
+        // Not zeroed first: every byte is read into (or the array is not returned).
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = StoreIOError(operation: "read", path: path, code: errno)
+                    break
+                }
+                if n == 0 {
+                    failure = StoreIOError(operation: "read (file ends before the chunk does)", path: path, code: EIO)
+                    break
+                }
+                done += n
             }
-            if n == 0 { throw StoreIOError(operation: "read (file ends before the chunk does)", path: path, code: EIO) }
-            done += n
+            initialized = failure == nil ? count : 0
         }
+        if let failure { throw failure }
         return bytes
     }
 

@@ -53,10 +53,15 @@ extension ChunkIndex {
                     arguments: [target, length])
             }
             for target in sealed { try db.execute(sql: "UPDATE packs SET sealed = 1 WHERE id = ?", arguments: [target]) }
+            // A row without a checksum gets the copy's, taken as it was checked (decision 0028).
             let update = try db.cachedStatement(
-                sql: "UPDATE chunk_index SET pack_id = ?, offset = ? WHERE hash = ? AND pack_id = ? AND offset = ?")
+                sql: """
+                    UPDATE chunk_index SET pack_id = ?, offset = ?, checksum = coalesce(checksum, ?)
+                    WHERE hash = ? AND pack_id = ? AND offset = ?
+                    """)
             for move in moves {
-                try update.execute(arguments: [move.to.pack, move.to.offset, move.hash, move.from.pack, move.from.offset])
+                try update.execute(
+                    arguments: [move.to.pack, move.to.offset, move.to.checksum, move.hash, move.from.pack, move.from.offset])
             }
             return try Self.retireIfEmpty(pack, db: db)
         }

@@ -115,7 +115,7 @@ extension ChunkIndex {
             var dropped: [String] = []
             for row in try Row.fetchAll(db, sql: "SELECT hash, offset, length FROM chunk_index WHERE pack_id = ?", arguments: [pack]) {
                 let hash: String = row[0]
-                if good[hash] != ChunkLocation(pack: pack, offset: row[1], length: row[2]) { dropped.append(hash) }
+                if !ChunkLocation(pack: pack, offset: row[1], length: row[2]).isSamePlace(as: good[hash]) { dropped.append(hash) }
             }
             for hash in dropped { try db.execute(sql: "DELETE FROM chunk_index WHERE hash = ?", arguments: [hash]) }
             let fresh = verified.filter { $0.location.recordStart >= trustedEnd }

@@ -18,16 +18,17 @@ enum PackName {
 
 /// Where a chunk's bytes are: `offset` is the first byte of the chunk itself (its record
 /// header is the `PackRecord.headerSize` bytes before it). `checksum`: what its bytes give
-/// `ChunkChecksum.of` (nil for rows indexed before it was kept); not part of where the chunk
-/// is, so two locations are equal when they name the same bytes' place.
+/// `ChunkChecksum.of` (nil for rows indexed before it was kept).
 struct ChunkLocation: Sendable, Equatable {
     var pack: PackID
     var offset: Int64
     var length: Int64
     var checksum: Int64? = nil
 
-    static func == (lhs: ChunkLocation, rhs: ChunkLocation) -> Bool {
-        lhs.pack == rhs.pack && lhs.offset == rhs.offset && lhs.length == rhs.length
+    /// Whether both name the same bytes in the same pack, whatever their checksums say.
+    func isSamePlace(as other: ChunkLocation?) -> Bool {
+        guard let other else { return false }
+        return pack == other.pack && offset == other.offset && length == other.length
     }
 
     var recordStart: Int64 { offset - Int64(PackRecord.headerSize) }

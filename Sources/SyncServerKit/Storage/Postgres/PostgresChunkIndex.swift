@@ -117,7 +117,8 @@ struct PostgresChunkIndex: ChunkIndexBackend {
                 var dropped: [String] = []
                 for try await (hash, offset, length) in try await connection.query(
                     "SELECT hash, \"offset\", length FROM chunk_index WHERE pack_id = \(pack)", logger: logger
-                ).decode((String, Int64, Int64).self) where good[hash] != ChunkLocation(pack: pack, offset: offset, length: length) {
+                ).decode((String, Int64, Int64).self)
+                where !ChunkLocation(pack: pack, offset: offset, length: length).isSamePlace(as: good[hash]) {
                     dropped.append(hash)
                 }
                 if !dropped.isEmpty {
@@ -198,11 +199,14 @@ struct PostgresChunkIndex: ChunkIndexBackend {
                 }
                 if !moves.isEmpty {
                     // Only rows still where the copy was taken from move (a row dropped meanwhile stays dropped).
+                    // A row without a checksum gets the copy's, taken as it was checked (decision 0028).
                     try await connection.query(
                         """
-                        UPDATE chunk_index c SET pack_id = u.tp, "offset" = u.tof
+                        UPDATE chunk_index c SET pack_id = u.tp, "offset" = u.tof, checksum = COALESCE(c.checksum, CASE WHEN u.k THEN u.ck END)
                         FROM unnest(\(moves.map(\.hash))::text[], \(moves.map(\.from.pack))::bigint[], \(moves.map(\.from.offset))::bigint[],
-                                    \(moves.map(\.to.pack))::bigint[], \(moves.map(\.to.offset))::bigint[]) AS u(h, fp, fo, tp, tof)
+                                    \(moves.map(\.to.pack))::bigint[], \(moves.map(\.to.offset))::bigint[],
+                                    \(moves.map { $0.to.checksum ?? 0 })::bigint[], \(moves.map { $0.to.checksum != nil })::boolean[])
+                             AS u(h, fp, fo, tp, tof, ck, k)
                         WHERE c.hash = u.h AND c.pack_id = u.fp AND c."offset" = u.fo
                         """, logger: logger)
                 }

@@ -76,13 +76,14 @@ final class PostgresMetadataStore: Sendable {
 
     var accounts: PostgresAccountStore { PostgresAccountStore(store: self) }
 
+    /// Migrations recorded as applied, in the order they run (not by name: p10 comes after p9).
     func appliedMigrations() async throws -> [String] {
         try await run {
-            var ids: [String] = []
-            for try await id in try await client.query("SELECT id FROM schema_migrations ORDER BY id", logger: logger)
-                .decode(String.self)
-            { ids.append(id) }
-            return ids
+            var ids = Set<String>()
+            for try await id in try await client.query("SELECT id FROM schema_migrations", logger: logger).decode(String.self) {
+                ids.insert(id)
+            }
+            return PostgresMigrations.all.map(\.id).filter(ids.contains)
         }
     }
 
