@@ -207,13 +207,24 @@ struct Writeback {
     static let step = 32 << 20
     private var started: Int64 = 0
     private var written: Int64 = 0
+    /// Hands `length` bytes at `offset` of `fd` to the disk (a seam: tests record the ranges).
+    private let start: (_ fd: Int32, _ offset: Int64, _ length: Int64) -> Void
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32, start: @escaping (_ fd: Int32, _ offset: Int64, _ length: Int64) -> Void = Writeback.startWriting) {
+        self.fd = fd
+        self.start = start
+    }
 
+    /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`: starts writing the range back, does not wait.
+    static func startWriting(_ fd: Int32, _ offset: Int64, _ length: Int64) {
+        _ = clinux_start_writeback(fd, offset, length)
+    }
+
+    /// `count` more bytes were written after the ones before (a hole skipped counts too).
     mutating func wrote(_ count: Int) {
         written += Int64(count)
         guard written - started >= Self.step else { return }
-        _ = clinux_start_writeback(fd, started, written - started)
+        start(fd, started, written - started)
         started = written
     }
 }
