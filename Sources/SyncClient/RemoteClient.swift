@@ -138,7 +138,8 @@ public actor RemoteClient {
         let response = try await http.execute(request, timeout: timeout)
         var body: [UInt8] = []
         if let announced = response.headers.first(name: "content-length").flatMap(Int.init), announced > 0 {
-            body.reserveCapacity(min(announced, maxResponseBytes))
+            guard announced <= maxResponseBytes else { throw NIOTooManyBytesError(maxBytes: maxResponseBytes) }
+            body.reserveCapacity(announced)
         }
         for try await part in response.body {
             guard body.count + part.readableBytes <= maxResponseBytes else { throw NIOTooManyBytesError(maxBytes: maxResponseBytes) }

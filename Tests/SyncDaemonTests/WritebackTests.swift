@@ -8,7 +8,7 @@ import TestSupport
 /// hint is handed to the disk, so that the fsync at the end finds most of the file written.
 @Suite("Writeback while a download is assembled")
 struct WritebackTests {
-    final class Ranges: @unchecked Sendable {
+    final class Ranges {
         var seen: [(fd: Int32, offset: Int64, length: Int64)] = []
     }
 

@@ -27,7 +27,7 @@ extension ChunkStore {
 
     func warnChecksumWrong(_ hash: String, at location: ChunkLocation) {
         logger.warning(
-            "chunk \(hash): the checksum in its index row does not match its bytes in \(blobs.name(of: location.pack)) at offset \(location.offset), which match its hash; served, checked by SHA-256 each time (run `sync-server storage check`)")
+            "chunk \(hash): the checksum in its index row does not match its bytes in \(blobs.name(of: location.pack)) at offset \(location.offset), which match its hash: served, checked by SHA-256 each time until compaction copies it (which sets the checksum right)")
     }
 
     /// The chunk's bytes (or the requested part of them); nil if not stored. The whole

@@ -90,6 +90,28 @@ struct ChunkChecksumTests {
     }
 }
 
+extension ChunkChecksumTests {
+    /// Compaction's move gives each row its copy's checksum, over none and over a wrong one.
+    @Test(arguments: StoreKind.allCases)
+    func bothIndexesGiveAMovedRowTheChecksumOfItsCopy(_ kind: StoreKind) async throws {
+        try await kind.with { stores in
+            let index = try chunkIndex(of: stores[0])
+            let hashes = [Make.hash([3]), Make.hash([4])]
+            let old = [ChunkLocation(pack: 3, offset: 40, length: 10), ChunkLocation(pack: 3, offset: 90, length: 10, checksum: 42)]
+            _ = try await index.insert(Array(zip(hashes, old)), pack: 3, durableLength: 100, sealed: true)
+            let copies = [
+                ChunkLocation(pack: 4, offset: 40, length: 10, checksum: 7),
+                ChunkLocation(pack: 4, offset: 90, length: 10, checksum: -8),
+            ]
+            let moves = hashes.indices.map { ChunkIndex.Move(hash: hashes[$0], from: old[$0], to: copies[$0]) }
+            #expect(try await index.move(moves, out: 3, written: [4: 100], sealed: [4]), "the emptied pack is retired")
+            let found = try await index.locations(of: hashes)
+            #expect(found[hashes[0]] == copies[0])
+            #expect(found[hashes[1]] == copies[1])
+        }
+    }
+}
+
 extension ChunkStore {
     /// Sets (or clears) the checksum in the chunk's index row, as a row from before checksums
     /// were kept, or a damaged index, would have it.

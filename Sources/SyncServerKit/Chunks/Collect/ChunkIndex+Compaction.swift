@@ -53,10 +53,11 @@ extension ChunkIndex {
                     arguments: [target, length])
             }
             for target in sealed { try db.execute(sql: "UPDATE packs SET sealed = 1 WHERE id = ?", arguments: [target]) }
-            // A row without a checksum gets the copy's, taken as it was checked (decision 0028).
+            // The row takes the copy's checksum, taken from bytes just checked against the hash
+            // (decision 0028): one missing (a row from before v10) or wrong is set right.
             let update = try db.cachedStatement(
                 sql: """
-                    UPDATE chunk_index SET pack_id = ?, offset = ?, checksum = coalesce(checksum, ?)
+                    UPDATE chunk_index SET pack_id = ?, offset = ?, checksum = ?
                     WHERE hash = ? AND pack_id = ? AND offset = ?
                     """)
             for move in moves {

@@ -199,10 +199,11 @@ struct PostgresChunkIndex: ChunkIndexBackend {
                 }
                 if !moves.isEmpty {
                     // Only rows still where the copy was taken from move (a row dropped meanwhile stays dropped).
-                    // A row without a checksum gets the copy's, taken as it was checked (decision 0028).
+                    // The row takes the copy's checksum, taken from bytes just checked against the
+                    // hash (decision 0028): one missing or wrong is set right.
                     try await connection.query(
                         """
-                        UPDATE chunk_index c SET pack_id = u.tp, "offset" = u.tof, checksum = COALESCE(c.checksum, CASE WHEN u.k THEN u.ck END)
+                        UPDATE chunk_index c SET pack_id = u.tp, "offset" = u.tof, checksum = CASE WHEN u.k THEN u.ck END
                         FROM unnest(\(moves.map(\.hash))::text[], \(moves.map(\.from.pack))::bigint[], \(moves.map(\.from.offset))::bigint[],
                                     \(moves.map(\.to.pack))::bigint[], \(moves.map(\.to.offset))::bigint[],
                                     \(moves.map { $0.to.checksum ?? 0 })::bigint[], \(moves.map { $0.to.checksum != nil })::boolean[])
