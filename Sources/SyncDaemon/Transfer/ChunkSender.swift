@@ -4,7 +4,7 @@ import SyncClient
 import SyncCore
 
 /// Sends the chunks of a push that the server lacks: asks once which are missing, then
-/// uploads them (small ones in batch requests of up to `batchBytes`, large ones alone),
+/// uploads them (in batch requests of up to `batchBytes`, a big file's chunks too: decision 0029),
 /// at most `maxConcurrent` requests in flight, each chunk of a big file re-read just before
 /// it goes (and checked against its hash here only when the server found one that was not).
 struct ChunkSender: Sendable {
@@ -50,26 +50,19 @@ struct ChunkSender: Sendable {
         var totals: [String: Int64] = [:]
         for p in needed { totals[p.owner, default: 0] += Int64(p.length) }
         for (owner, total) in totals { await progress.begin(path: owner, direction: "upload", total: total) }
-        // Small chunks travel in batches; large ones one request each.
-        var batches: [[Pending]] = [[]]
-        var batchSize = 0
-        var large: [Pending] = []
+        // Chunks travel in batches of up to `batchBytes` (a big file's in its order); a chunk
+        // left alone in its unit goes as itself.
+        var units: [[Pending]] = [[]]
+        var unitSize = 0
         for p in needed {
-            if p.length >= (1 << 20) {
-                large.append(p)
-                continue
+            if unitSize + p.length > batchBytes && !units[units.count - 1].isEmpty {
+                units.append([])
+                unitSize = 0
             }
-            if batchSize + p.length > batchBytes && !batches[batches.count - 1].isEmpty {
-                batches.append([])
-                batchSize = 0
-            }
-            batches[batches.count - 1].append(p)
-            batchSize += p.length
+            units[units.count - 1].append(p)
+            unitSize += p.length
         }
-        var units: [[Pending]] = batches.filter { !$0.isEmpty }
-        units += large.map { [$0] }
-        let torn = try await upload(units: units)
-        return torn
+        return try await upload(units: units.filter { !$0.isEmpty })
     }
 
     /// Runs the upload units with at most `maxConcurrent` in flight.

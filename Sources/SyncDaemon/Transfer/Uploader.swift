@@ -5,7 +5,7 @@ import SyncClient
 import SyncCore
 
 /// Pushes a batch of paths: read and hash them, ask once which chunks the
-/// server lacks, send those (small ones batched, large ones in parallel),
+/// server lacks, send those (in batch requests, several in parallel),
 /// then commit every change in one request. The first two steps (`stage`) and the
 /// commit may run apart: the bulk lane stages its next batch while one commits.
 struct Uploader: Sendable {

@@ -3,25 +3,36 @@ import NIOCore
 import SyncCore
 
 extension ChunkStore {
-    /// Stores one verified chunk; false if it was already there.
+    /// Stores one verified chunk (the whole of `bytes`); false if it was already there.
     func store(hash: String, bytes: ByteBuffer) async throws -> Bool {
-        try await storeNew(records: [(hash, 0..<bytes.readableBytes)], in: bytes).chunks == 1
+        guard try await index.locationsRenewing([hash])[hash] == nil else { return false }
+        var batch = PackBatch()
+        batch.add(hash: hash, chunkAt: 0..<bytes.readableBytes, of: bytes)
+        return try await append(batch) == [true]
     }
 
-    /// Stores verified chunks that lie in `body` (ranges of its readable bytes), copied from
-    /// there into the pack batch only: the ones the index lacks are appended to the current
-    /// pack in one write and one `fdatasync`, then indexed in one transaction. Returns how
-    /// many were new, and their bytes.
+    /// Stores verified chunks of a chunk batch `body` (each record's bytes at `range`, its
+    /// header right before them): the ones the index lacks are appended to the current pack as
+    /// they lie in the body (runs of back-to-back records, not copied), in one go and one
+    /// `fdatasync`, then indexed in one transaction. Returns how many were new, and their bytes.
     func storeNew(records: [(hash: String, range: Range<Int>)], in body: ByteBuffer) async throws -> (chunks: Int, bytes: Int64) {
         let known = try await index.locationsRenewing(records.map(\.hash))
         var queued = Set<String>()
-        let batch = body.withUnsafeReadableBytes { bytes in
-            var batch = PackBatch()
-            for record in records where known[record.hash] == nil && queued.insert(record.hash).inserted {
-                batch.add(hash: record.hash, bytes: UnsafeRawBufferPointer(rebasing: bytes[record.range]))
+        var batch = PackBatch()
+        var run: [(hash: String, range: Range<Int>)] = []
+        for record in records {
+            guard known[record.hash] == nil && queued.insert(record.hash).inserted else {
+                batch.add(run: run, of: body)
+                run = []
+                continue
             }
-            return batch
+            if let last = run.last, last.range.upperBound + PackRecord.headerSize != record.range.lowerBound {
+                batch.add(run: run, of: body)
+                run = []
+            }
+            run.append(record)
         }
+        batch.add(run: run, of: body)
         guard !batch.isEmpty else { return (0, 0) }
         var new = (chunks: 0, bytes: Int64(0))
         for (isNew, record) in zip(try await append(batch), batch.records) where isNew {

@@ -58,6 +58,40 @@ struct PackStoreTests {
         }
     }
 
+    /// A batch's new records are written as they lie in its body, around the ones the server
+    /// has: the pack holds each one whole and intact, where the index says.
+    @Test func aBatchAroundChunksAlreadyStoredWritesTheOthersIntact() async throws {
+        try await Fixture.with { fixture in
+            try await fixture.server.makeApplication().test(.router) { client in
+                let token = try await client.token(fixture.credential)
+                let chunks = (0..<6).map { Self.chunk(200 + $0) }
+                try await client.putChunk(chunks[2], token: token)
+                try await client.putChunk(chunks[5], token: token)
+                // A duplicate too: the second copy of chunk 0 is not written again.
+                let sent = chunks + [chunks[0]]
+                let body = ChunkBatch.encode(sent.map { (Make.hash($0), $0) })
+                let response = try await client.send(.post, "/v1/folders/docs/chunks/batch", token: token, body: body)
+                #expect(response.status == .ok)
+                #expect(response.text.contains("\"stored\":4"), "\(response.text)")
+                for chunk in chunks {
+                    let get = try await client.send(.get, "/v1/folders/docs/chunks/\(Make.hash(chunk))", token: token)
+                    #expect(get.bytes == chunk)
+                }
+                for (pack, size) in try fixture.server.chunks.packsOnDisk() {
+                    let path = fixture.server.chunks.packPath(pack)
+                    let fd = open(path, O_RDONLY)
+                    try #require(fd >= 0)
+                    defer { close(fd) }
+                    let scan = try PackScan.scan(fd: fd, pack: pack, path: path)
+                    #expect(scan.damaged == 0 && scan.validEnd == size)
+                    for record in scan.records {
+                        #expect(try await fixture.server.chunks.location(record.hash).isSamePlace(as: record.location))
+                    }
+                }
+            }
+        }
+    }
+
     @Test func existenceChecksReadTheIndexNotTheFiles() async throws {
         try await Fixture.with { fixture in
             try await fixture.server.makeApplication().test(.router) { client in

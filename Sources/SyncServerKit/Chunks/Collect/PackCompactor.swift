@@ -73,7 +73,7 @@ struct PackCompactor {
             for (record, copy) in zip(group, appended.locations) {
                 moves.append(ChunkIndex.Move(hash: record.hash, from: record.location, to: copy))
             }
-            outcome.bytesCopied += Int64(batch.bytes.count)
+            outcome.bytesCopied += Int64(batch.byteCount)
         }
         ServerCrashPoint.reached(.afterCopy)
         let retired = try await store.index.move(moves, out: pack, written: written, sealed: sealed)

@@ -1,20 +1,83 @@
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
+import SyncCore
 
-/// Records to append to a pack in one write, built in memory (`PackRecord` format).
+/// Records to append to a pack in one go (`PackRecord` format): parts written one after the
+/// other, each either records copied in or a run of records taken as they arrived in a
+/// request body (the chunk batch format of the wire is the pack's: nothing is copied).
+/// Every chunk must be checked against its hash before it is added: its checksum is taken here.
 struct PackBatch: Sendable {
-    private(set) var bytes: [UInt8] = []
-    /// Each record's hash, where its chunk's bytes start within `bytes`, their length and
+    private(set) var parts: [ByteBuffer] = []
+    private(set) var byteCount = 0
+    /// Each record's hash, where its chunk's bytes start within the batch, their length and
     /// their `ChunkChecksum`.
     private(set) var records: [(hash: String, offset: Int64, length: Int64, checksum: Int64)] = []
 
     var isEmpty: Bool { records.isEmpty }
 
-    /// `chunk` must be checked against `hash` already: its checksum is taken here.
+    /// Copies one record in.
     mutating func add(hash: String, bytes chunk: UnsafeRawBufferPointer) {
-        let start = Int64(bytes.count + PackRecord.headerSize)
-        PackRecord.append(hash: hash, bytes: chunk, to: &bytes)
-        records.append((hash, start, Int64(chunk.count), ChunkChecksum.of(chunk)))
+        var record: [UInt8] = []
+        record.reserveCapacity(PackRecord.headerSize + chunk.count)
+        PackRecord.append(hash: hash, bytes: chunk, to: &record)
+        note(hash: hash, chunk: chunk, at: byteCount + PackRecord.headerSize)
+        append(ByteBuffer(bytes: record))
+    }
+
+    /// A chunk whose bytes are `range` of `body` (a lone upload): its header is made here,
+    /// its bytes are taken from `body` as they are.
+    mutating func add(hash: String, chunkAt range: Range<Int>, of body: ByteBuffer) {
+        var header = ByteBuffer(repeating: 0, count: PackRecord.headerSize)
+        header.withUnsafeMutableReadableBytes { space in
+            ChunkBatch.writeHeader(rawHash: Hashing.rawBytes(hex: hash) ?? [], length: range.count, to: space)
+        }
+        body.withUnsafeReadableBytes { note(hash: hash, chunk: UnsafeRawBufferPointer(rebasing: $0[range]), at: byteCount + header.readableBytes) }
+        append(header)
+        append(slice(range, of: body))
+    }
+
+    /// Records that lie back to back in `body` as they arrived (each a header, then its
+    /// chunk's bytes at `range`): taken as they are, one part.
+    mutating func add(run: [(hash: String, range: Range<Int>)], of body: ByteBuffer) {
+        guard let first = run.first, let last = run.last else { return }
+        let start = first.range.lowerBound - PackRecord.headerSize
+        body.withUnsafeReadableBytes { bytes in
+            for record in run {
+                note(hash: record.hash, chunk: UnsafeRawBufferPointer(rebasing: bytes[record.range]), at: byteCount + record.range.lowerBound - start)
+            }
+        }
+        append(slice(start..<last.range.upperBound, of: body))
+    }
+
+    private mutating func note(hash: String, chunk: UnsafeRawBufferPointer, at offset: Int) {
+        records.append((hash, Int64(offset), Int64(chunk.count), ChunkChecksum.of(chunk)))
+    }
+
+    private mutating func append(_ part: ByteBuffer) {
+        byteCount += part.readableBytes
+        parts.append(part)
+    }
+
+    private func slice(_ range: Range<Int>, of body: ByteBuffer) -> ByteBuffer {
+        guard let part = body.getSlice(at: body.readerIndex + range.lowerBound, length: range.count) else {
+            preconditionFailure("PackBatch: a record outside its body (callers parse the body first)")
+        }
+        return part
+    }
+
+    /// Writes the batch at `offset` of `fd`, or only its first `limit` bytes (a crash test's torn write).
+    func write(fd: Int32, at offset: Int64, path: String, limit: Int? = nil) throws(StoreIOError) {
+        var at = offset
+        var left = limit ?? byteCount
+        for part in parts where left > 0 {
+            let count = min(part.readableBytes, left)
+            try part.withUnsafeReadableBytes { bytes throws(StoreIOError) in
+                try POSIX.writeAll(fd: fd, UnsafeRawBufferPointer(rebasing: bytes[0..<count]), at: at, path: path)
+            }
+            at += Int64(count)
+            left -= count
+        }
     }
 }
 
@@ -92,7 +155,7 @@ final class PackWriter: Sendable {
         _ batch: PackBatch, state: inout State, writer: PackWriter, crashPoint: ServerCrashPoint?
     ) throws -> Appended {
         var sealed: [PackID] = []
-        if let pack = state.current, pack.size > 0, pack.size + Int64(batch.bytes.count) > writer.rotateAt {
+        if let pack = state.current, pack.size > 0, pack.size + Int64(batch.byteCount) > writer.rotateAt {
             close(pack.fd)
             state.current = nil
             sealed.append(pack.id)
@@ -105,11 +168,12 @@ final class PackWriter: Sendable {
         }
         guard var pack = state.current else { preconditionFailure("a pack was just opened") }
         if let crashPoint, ServerCrashPoint.isDue(crashPoint) {
-            _ = batch.bytes.prefix(batch.bytes.count / 2).withUnsafeBytes { pwrite(pack.fd, $0.baseAddress, $0.count, off_t(pack.size)) }
+            // A crash test's torn write: whatever part of it got written is what the crash leaves.
+            _ = Result { () throws(StoreIOError) in try batch.write(fd: pack.fd, at: pack.size, path: pack.path, limit: batch.byteCount / 2) }
             ServerCrashPoint.die()
         }
         do {
-            try batch.bytes.withUnsafeBytes { raw in try POSIX.writeAll(fd: pack.fd, raw, at: pack.size, path: pack.path) }
+            try batch.write(fd: pack.fd, at: pack.size, path: pack.path)
         } catch {
             // Leave no half record behind; if even that fails, the pack is given up (the
             // next append begins another; the start-up check cuts its torn tail).
@@ -124,7 +188,7 @@ final class PackWriter: Sendable {
             throw error
         }
         let start = pack.size
-        pack.size += Int64(batch.bytes.count)
+        pack.size += Int64(batch.byteCount)
         state.current = pack
         state.syncs += 1
         let locations = batch.records.map {
