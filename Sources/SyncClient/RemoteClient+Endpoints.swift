@@ -46,7 +46,14 @@ extension RemoteClient {
         await bandwidth.upload.acquire(body.readableBytes)
         _ = try await send(
             .POST, Self.folderPath(folder) + "/chunks/batch", buffer: body,
-            contentType: "application/octet-stream", timeout: .seconds(300))
+            contentType: "application/octet-stream", timeout: Self.uploadTimeout(bytes: body.readableBytes))
+    }
+
+    /// How long an upload of `bytes` may take: 300 s, and one more second for each 16 KiB
+    /// (an 8 MiB batch, several in flight on a slow link, must not time out where one small
+    /// chunk at a time would not).
+    static func uploadTimeout(bytes: Int) -> TimeAmount {
+        .seconds(300 + Int64(bytes / (16 << 10)))
     }
 
     public func getChunk(folder: String, hash: String) async throws(RemoteError) -> [UInt8] {

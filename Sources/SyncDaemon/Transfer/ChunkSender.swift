@@ -50,11 +50,12 @@ struct ChunkSender: Sendable {
         var totals: [String: Int64] = [:]
         for p in needed { totals[p.owner, default: 0] += Int64(p.length) }
         for (owner, total) in totals { await progress.begin(path: owner, direction: "upload", total: total) }
-        // Chunks travel in batches of up to `batchBytes` (a big file's in its order); a chunk
-        // left alone in its unit goes as itself.
+        // Chunks travel in batches of up to `batchBytes`, each file's in its order (read ahead
+        // in sequence; a file changed meanwhile spoils only its own units); a chunk left alone
+        // in its unit goes as itself.
         var units: [[Pending]] = [[]]
         var unitSize = 0
-        for p in needed {
+        for p in needed.sorted(by: { ($0.owner, $0.offset) < ($1.owner, $1.offset) }) {
             if unitSize + p.length > batchBytes && !units[units.count - 1].isEmpty {
                 units.append([])
                 unitSize = 0

@@ -12,22 +12,29 @@ import TestSupport
 struct PackBatchTests {
     static let chunks = (0..<5).map { pseudoRandomBytes(count: 700 + 300 * $0, seed: UInt64(2 * $0 + 1)) }
 
-    /// The bytes `batch` writes, read back from a real file.
-    func written(_ batch: PackBatch) throws -> [UInt8] {
+    /// The bytes `batch` writes (its first `limit`), read back from a real file.
+    func written(_ batch: PackBatch, limit: Int? = nil) throws -> [UInt8] {
         let tmp = try TemporaryDirectory("pack-batch")
         defer { tmp.remove() }
         let path = tmp.path + "/batch"
         let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
         try #require(fd >= 0)
         defer { close(fd) }
-        try batch.write(fd: fd, at: 0, path: path)
+        try batch.write(fd: fd, at: 0, path: path, limit: limit)
         return try POSIX.readWhole(path: path)
+    }
+
+    /// A batch body whose readable bytes start later in its storage (as a body read off a
+    /// connection may), and its parsed records.
+    static func body(of chunks: [[UInt8]]) throws -> (ByteBuffer, [(hash: String, range: Range<Int>)]) {
+        var body = ByteBuffer(bytes: [7, 7, 7] + ChunkBatch.encode(chunks.map { (Make.hash($0), $0) }))
+        body.moveReaderIndex(forwardBy: 3)
+        return (body, try body.withUnsafeReadableBytes { try ChunkBatch.records(in: $0) })
     }
 
     @Test func runsOfABodyAreWrittenAsTheyArrivedAndTheRestCopiedIn() throws {
         let all = Self.chunks
-        let body = ByteBuffer(bytes: ChunkBatch.encode(all.map { (Make.hash($0), $0) }))
-        let records = try body.withUnsafeReadableBytes { try ChunkBatch.records(in: $0) }
+        let (body, records) = try Self.body(of: all)
         var batch = PackBatch()
         // Records 0-1 and 3 as they lie in the body (2 left out: known), 4 copied in.
         batch.add(run: Array(records[0...1]), of: body)
@@ -58,19 +65,17 @@ struct PackBatchTests {
         #expect(batch.records.map(\.checksum) == [ChunkChecksum.of(chunk)])
     }
 
+    /// The limit falls in the second of three parts.
     @Test func aTornWriteStopsAtItsLimit() throws {
         let all = Self.chunks
-        let body = ByteBuffer(bytes: ChunkBatch.encode(all.map { (Make.hash($0), $0) }))
-        let records = try body.withUnsafeReadableBytes { try ChunkBatch.records(in: $0) }
+        let (body, records) = try Self.body(of: all)
         var batch = PackBatch()
-        batch.add(run: records, of: body)
-        let tmp = try TemporaryDirectory("pack-batch-torn")
-        defer { tmp.remove() }
-        let path = tmp.path + "/batch"
-        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        try batch.write(fd: fd, at: 0, path: path, limit: batch.byteCount / 2)
-        #expect(try POSIX.readWhole(path: path) == Array(body.readableBytesView.prefix(batch.byteCount / 2)))
+        batch.add(run: Array(records[0...1]), of: body)
+        batch.add(run: Array(records[2...3]), of: body)
+        all[4].withUnsafeBytes { batch.add(hash: Make.hash(all[4]), bytes: $0) }
+        let whole = ChunkBatch.encode(all.map { (Make.hash($0), $0) })
+        let limit = batch.parts[0].readableBytes + 1000
+        #expect(try written(batch, limit: limit) == Array(whole.prefix(limit)))
+        #expect(try written(batch) == whole)
     }
 }

@@ -67,12 +67,13 @@ struct PackStoreTests {
                 let chunks = (0..<6).map { Self.chunk(200 + $0) }
                 try await client.putChunk(chunks[2], token: token)
                 try await client.putChunk(chunks[5], token: token)
-                // A duplicate too: the second copy of chunk 0 is not written again.
-                let sent = chunks + [chunks[0]]
+                // Duplicates too: the second copies of chunks 0 and 1 are not written again.
+                let sent = [chunks[0], chunks[1], chunks[0], chunks[3], chunks[2], chunks[1], chunks[4], chunks[5]]
                 let body = ChunkBatch.encode(sent.map { (Make.hash($0), $0) })
                 let response = try await client.send(.post, "/v1/folders/docs/chunks/batch", token: token, body: body)
                 #expect(response.status == .ok)
                 #expect(response.text.contains("\"stored\":4"), "\(response.text)")
+                #expect(response.text.contains("\"received\":8"), "\(response.text)")
                 for chunk in chunks {
                     let get = try await client.send(.get, "/v1/folders/docs/chunks/\(Make.hash(chunk))", token: token)
                     #expect(get.bytes == chunk)

@@ -28,10 +28,11 @@ struct PackBatch: Sendable {
     /// A chunk whose bytes are `range` of `body` (a lone upload): its header is made here,
     /// its bytes are taken from `body` as they are.
     mutating func add(hash: String, chunkAt range: Range<Int>, of body: ByteBuffer) {
-        var header = ByteBuffer(repeating: 0, count: PackRecord.headerSize)
-        header.withUnsafeMutableReadableBytes { space in
-            ChunkBatch.writeHeader(rawHash: Hashing.rawBytes(hex: hash) ?? [], length: range.count, to: space)
+        guard let raw = Hashing.rawBytes(hex: hash) else {
+            preconditionFailure("PackBatch: \(hash) is not a hash (callers check)")
         }
+        var header = ByteBuffer(repeating: 0, count: PackRecord.headerSize)
+        header.withUnsafeMutableReadableBytes { ChunkBatch.writeHeader(rawHash: raw, length: range.count, to: $0) }
         body.withUnsafeReadableBytes { note(hash: hash, chunk: UnsafeRawBufferPointer(rebasing: $0[range]), at: byteCount + header.readableBytes) }
         append(header)
         append(slice(range, of: body))
@@ -43,7 +44,13 @@ struct PackBatch: Sendable {
         guard let first = run.first, let last = run.last else { return }
         let start = first.range.lowerBound - PackRecord.headerSize
         body.withUnsafeReadableBytes { bytes in
-            for record in run {
+            for (index, record) in run.enumerated() {
+                // Written as they are: each must be its record's header, then its bytes, back to back.
+                let header = ChunkBatch.parseHeader(bytes[(record.range.lowerBound - PackRecord.headerSize)..<record.range.lowerBound])
+                precondition(
+                    header.hash == record.hash && header.length == UInt64(record.range.count)
+                        && (index == 0 || run[index - 1].range.upperBound + PackRecord.headerSize == record.range.lowerBound),
+                    "PackBatch: a run of records that is not as it lies in its body (callers parse the body first)")
                 note(hash: record.hash, chunk: UnsafeRawBufferPointer(rebasing: bytes[record.range]), at: byteCount + record.range.lowerBound - start)
             }
         }
