@@ -147,8 +147,7 @@ extension ChunkStore {
     private static func encodeChecked(
         _ records: [(hash: String, location: ChunkLocation, bytes: [UInt8])]
     ) -> (ByteBuffer, damaged: [String], checksumWrong: [(String, ChunkLocation)]) {
-        var out: [UInt8] = []
-        out.reserveCapacity(records.reduce(0) { $0 + PackRecord.headerSize + $1.bytes.count })
+        var out = ByteBufferAllocator().buffer(capacity: records.reduce(0) { $0 + PackRecord.headerSize + $1.bytes.count })
         var damaged: [String] = []
         var checksumWrong: [(String, ChunkLocation)] = []
         for record in records {
@@ -159,9 +158,10 @@ extension ChunkStore {
                 damaged.append(record.hash)
                 continue
             }
-            record.bytes.withUnsafeBytes { PackRecord.append(hash: record.hash, bytes: $0, to: &out) }
+            PackRecord.writeHeader(hash: record.hash, length: record.bytes.count, to: &out)
+            out.writeBytes(record.bytes)
         }
-        return (ByteBuffer(bytes: out), damaged, checksumWrong)
+        return (out, damaged, checksumWrong)
     }
 }
 

@@ -107,8 +107,7 @@ struct ObjectStoragePackTests {
         let (blobs, s3) = try await Self.bucket(moto)
         try await Fixture.with(blobs: blobs) { fixture in
             let leftover = Self.chunk(200)
-            var bytes: [UInt8] = []
-            leftover.withUnsafeBytes { PackRecord.append(hash: Make.hash(leftover), bytes: $0, to: &bytes) }
+            let bytes = ChunkBatch.encode([(Make.hash(leftover), leftover)])
             let leftoverPack: PackID = 40
             try Data(bytes).write(to: URL(fileURLWithPath: fixture.server.chunks.packPath(leftoverPack)))
             let orphanKey = s3.key("packs/" + PackName.file(41))

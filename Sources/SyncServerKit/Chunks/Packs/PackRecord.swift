@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import SyncCore
 
 /// A pack file's id: its name is the id in 16 hex digits plus `.pack`.
@@ -41,12 +42,16 @@ struct ChunkLocation: Sendable, Equatable {
 enum PackRecord {
     static let headerSize = ChunkBatch.headerSize
 
-    /// Appends one record for `bytes` (whose hash is `hash`, valid hex) to `out`.
-    static func append(hash: String, bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    /// Writes the header of a record for a chunk of `length` bytes (whose hash is `hash`,
+    /// valid hex) to `out`; the chunk's bytes go right after it.
+    static func writeHeader(hash: String, length: Int, to out: inout ByteBuffer) {
         guard let raw = Hashing.rawBytes(hex: hash) else {
-            preconditionFailure("PackRecord.append: \(hash) is not a hash (callers check)")
+            preconditionFailure("PackRecord.writeHeader: \(hash) is not a hash (callers check)")
         }
-        ChunkBatch.appendRecord(rawHash: raw, bytes: bytes, to: &out)
+        out.writeWithUnsafeMutableBytes(minimumWritableBytes: headerSize) { space in
+            ChunkBatch.writeHeader(rawHash: raw, length: length, to: space)
+            return headerSize
+        }
     }
 }
 

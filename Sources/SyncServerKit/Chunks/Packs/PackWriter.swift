@@ -18,21 +18,18 @@ struct PackBatch: Sendable {
 
     /// Copies one record in.
     mutating func add(hash: String, bytes chunk: UnsafeRawBufferPointer) {
-        var record: [UInt8] = []
-        record.reserveCapacity(PackRecord.headerSize + chunk.count)
-        PackRecord.append(hash: hash, bytes: chunk, to: &record)
+        var record = ByteBufferAllocator().buffer(capacity: PackRecord.headerSize + chunk.count)
+        PackRecord.writeHeader(hash: hash, length: chunk.count, to: &record)
+        record.writeBytes(chunk)
         note(hash: hash, chunk: chunk, at: byteCount + PackRecord.headerSize)
-        append(ByteBuffer(bytes: record))
+        append(record)
     }
 
     /// A chunk whose bytes are `range` of `body` (a lone upload): its header is made here,
     /// its bytes are taken from `body` as they are.
     mutating func add(hash: String, chunkAt range: Range<Int>, of body: ByteBuffer) {
-        guard let raw = Hashing.rawBytes(hex: hash) else {
-            preconditionFailure("PackBatch: \(hash) is not a hash (callers check)")
-        }
-        var header = ByteBuffer(repeating: 0, count: PackRecord.headerSize)
-        header.withUnsafeMutableReadableBytes { ChunkBatch.writeHeader(rawHash: raw, length: range.count, to: $0) }
+        var header = ByteBufferAllocator().buffer(capacity: PackRecord.headerSize)
+        PackRecord.writeHeader(hash: hash, length: range.count, to: &header)
         body.withUnsafeReadableBytes { note(hash: hash, chunk: UnsafeRawBufferPointer(rebasing: $0[range]), at: byteCount + header.readableBytes) }
         append(header)
         append(slice(range, of: body))
@@ -89,8 +86,8 @@ struct PackBatch: Sendable {
 }
 
 /// The one appender of pack files (`data_dir/packs/<id>.pack`): a lock makes appends one at
-/// a time, each written with one `pwrite` and made durable with one `fdatasync` before it
-/// returns, so whatever it reports is on disk. A pack is sealed (closed, never written
+/// a time, each written part by part (`PackBatch.write`) and made durable with one
+/// `fdatasync` before it returns, so whatever it reports is on disk. A pack is sealed (closed, never written
 /// again) once the next batch would take it past `rotateAt`, and at every start a new
 /// pack is begun. With `sealsEveryAppend` (packs kept in object storage) every append is
 /// a pack of its own, sealed before the lock is let go, so the one who appended it is the
