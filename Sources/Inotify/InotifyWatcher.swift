@@ -79,16 +79,19 @@ public final class InotifyWatcher: @unchecked Sendable {
         state.watched.fd = fd
         // Reads are ours and non-blocking: a drain ends when the queue is empty.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var rest = EventRest()
         while true {
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+            let now = EventRest.now()
+            // While resting the descriptor is left out of the poll: even asked for no events,
+            // a polled descriptor wakes this thread at every event the kernel queues.
+            var fds = [pollfd(fd: rest.isResting(at: now) ? -1 : fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: commands.eventFD, events: Int16(POLLIN), revents: 0)]
-            let timeout: Int32 = state.overflowPending ? 20 : -1
-            let n = poll(&fds, 2, timeout)
+            let n = poll(&fds, 2, rest.timeout(at: now, otherwise: state.overflowPending ? 20 : -1))
             if n < 0 && errno != EINTR { break }
             if fds[1].revents & Int16(POLLIN) != 0 {
                 for command in commands.drain() { handle(command) }
             }
-            if fds[0].revents & Int16(POLLIN) != 0 { drainEvents(fd: fd) }
+            if fds[0].revents & Int16(POLLIN) != 0, drainEvents(fd: fd) > 0 { rest.start(at: EventRest.now()) }
             if state.overflowPending { state.deliverOverflow() }
         }
     }
@@ -135,14 +138,18 @@ public final class InotifyWatcher: @unchecked Sendable {
     /// Reads every queued event. We read the descriptor ourselves (non-blocking):
     /// libinotifytools' `next_event` cannot return without blocking when the
     /// queue is empty, which would starve the command queue.
-    private func drainEvents(fd: Int32) {
+    /// Reads every event queued; returns how many bytes of them there were.
+    @discardableResult
+    private func drainEvents(fd: Int32) -> Int {
         let size = 256 << 10
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
         defer { buffer.deallocate() }
+        var total = 0
         while true {
             let n = read(fd, buffer, size)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
+            total += n
             var offset = 0
             while offset + MemoryLayout<inotify_event>.size <= n {
                 let event = (buffer + offset).assumingMemoryBound(to: inotify_event.self)
@@ -151,5 +158,6 @@ public final class InotifyWatcher: @unchecked Sendable {
             }
         }
         state.flushUnpairedMoves()
+        return total
     }
 }

@@ -97,10 +97,11 @@ extension FileAssembler {
 
     /// Renames a staged file into the empty place it was planned for; returns what is at
     /// the path now (the staged stat if the user wrote to it in between: its mismatch makes
-    /// the next look rehash). Throws `changedMeanwhile` if something is there now.
+    /// the next look rehash). Throws `changedMeanwhile` if something is there now: the
+    /// rename itself refuses to replace anything (no look before it, which could only be
+    /// out of date by the time of the rename).
     func place(_ staged: StagedFile) throws(DaemonError) -> FileStat {
         let path = staged.entry.path
-        try materializer.checkUnchanged(staged.target, expected: nil)
         guard staged.staging.renameNoReplace(to: staged.target) == 0 else {
             if errno == ENOENT { throw DaemonError(.changedMeanwhile, "its directory went away", path: path) }
             if errno == EEXIST { throw DaemonError(.changedMeanwhile, "created meanwhile", path: path) }

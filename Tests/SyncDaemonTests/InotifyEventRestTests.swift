@@ -1,0 +1,68 @@
+import Foundation
+@testable import Inotify
+import Testing
+import TestSupport
+
+/// The watcher thread rests its inotify descriptor after each read (`EventRest`): a burst is
+/// read a few hundred events at a time. Nothing may be lost or split by it.
+@Suite(.timeLimit(.minutes(1)))
+struct InotifyEventRestTests {
+    @Test func aRestEndsOnTimeAndNeverLengthensAShorterTimeout() {
+        var rest = EventRest()
+        #expect(!rest.isResting(at: 5_000))
+        #expect(rest.timeout(at: 5_000, otherwise: -1) == -1)
+        #expect(rest.timeout(at: 5_000, otherwise: 20) == 20)
+        rest.start(at: 5_000)
+        #expect(rest.isResting(at: 5_000))
+        #expect(rest.timeout(at: 5_000, otherwise: -1) == 1)
+        // Rounded up: a poll that wakes a little early rests again for the rest of it.
+        #expect(rest.timeout(at: 5_000 + 999_999, otherwise: -1) == 1)
+        #expect(rest.timeout(at: 5_000, otherwise: 0) == 0)
+        #expect(!rest.isResting(at: 5_000 + EventRest.length))
+        #expect(rest.timeout(at: 5_000 + EventRest.length, otherwise: -1) == -1)
+    }
+
+    /// Real inotify: 2,000 files created, then each renamed within the tree, in bursts the
+    /// thread reads with rests between: every create arrives, and every rename arrives as one
+    /// move (its two halves read together), in order.
+    @Test func aBurstOfCreatesAndRenamesArrivesWholeAndPaired() async throws {
+        let tmp = try TemporaryDirectory("inotify-rest")
+        defer { tmp.remove() }
+        let root = try tmp.sub("root")
+        let (stream, watched) = await InotifyWatcher.shared.subscribe(root: root)
+        #expect(throws: Never.self) { try watched.get() }
+        let count = 2000
+        for i in 0..<count {
+            // (Not `FileManager.createFile`: it writes a temporary file and renames it.)
+            let fd = open("\(root)/f\(i)", O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            #expect(fd >= 0)
+            close(fd)
+        }
+        for i in 0..<count {
+            #expect(rename("\(root)/f\(i)", "\(root)/g\(i)") == 0)
+        }
+        var created: Set<String> = [], moved: [Int] = [], unpaired: [String] = []
+        for await message in stream {
+            guard case .event(let event) = message else {
+                Issue.record("unexpected \(message)")
+                break
+            }
+            let name = (event.path as NSString).lastPathComponent
+            if event.flags.contains(.created) { created.insert(name) }
+            if event.flags.contains(.movedTo) {
+                if let from = event.movedFrom, from == "\(root)/f\(name.dropFirst())", let i = Int(name.dropFirst()) {
+                    moved.append(i)
+                } else {
+                    unpaired.append(name)
+                }
+            }
+            if event.flags == .movedFrom { unpaired.append(name) }
+            if moved.count + unpaired.count >= count { break }
+        }
+        #expect(created.count == count, "\(created.count) creates")
+        let firstUnpaired = unpaired.prefix(5).joined(separator: ", ")
+        #expect(unpaired.count == 0, "\(unpaired.count) renames not read as one move, the first: \(firstUnpaired)")
+        let inOrder = moved == Array(0..<count)
+        #expect(inOrder, "\(moved.count) moves, or not in order")
+    }
+}
