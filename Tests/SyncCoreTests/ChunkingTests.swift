@@ -118,5 +118,16 @@ struct ChunkingTests {
         exact += bytes
         let records = try exact.withUnsafeBytes { raw in Result { () throws(ChunkBatch.DecodeError) in try ChunkBatch.records(in: raw) } }.get()
         #expect(records.map(\.range) == [40..<140])
+        #expect(records.map(\.hash) == [String(repeating: "ab", count: 32)])
+    }
+
+    /// Known answers (FIPS 180-2), and hex of every byte value: lowercase, two digits each.
+    @Test func hashesAreWrittenAsLowercaseHex() {
+        #expect(Hashing.sha256Hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Hashing.sha256Hex([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let every = [UInt8](0...255)
+        let expected = every.map { String(format: "%02x", $0) }.joined()
+        #expect(every.withUnsafeBytes { Hashing.hex($0) } == expected)
+        #expect(Hashing.hex(every) == expected)
     }
 }

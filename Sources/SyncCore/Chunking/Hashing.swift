@@ -4,11 +4,11 @@ import Foundation
 /// SHA-256 helpers. Hashes travel as lowercase hex strings of 64 characters.
 public enum Hashing {
     public static func sha256Hex<D: DataProtocol>(_ data: D) -> String {
-        hex(SHA256.hash(data: data))
+        SHA256.hash(data: data).withUnsafeBytes { hex($0) }
     }
 
     public static func sha256Hex(_ buffer: UnsafeRawBufferPointer) -> String {
-        hex(SHA256.hash(data: buffer))
+        SHA256.hash(data: buffer).withUnsafeBytes { hex($0) }
     }
 
     /// The content hash of an entry: SHA-256 over the concatenated raw chunk
@@ -38,6 +38,18 @@ public enum Hashing {
     }
 
     private static let digits = Array("0123456789abcdef".utf8)
+
+    /// `bytes` as lowercase hex, written straight into the string's storage (hot: every hash
+    /// the server reads from a chunk record or computes goes through it).
+    public static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (i, b) in bytes.enumerated() {
+                out[2 * i] = digits[Int(b >> 4)]
+                out[2 * i + 1] = digits[Int(b & 0x0f)]
+            }
+            return bytes.count * 2
+        }
+    }
 
     public static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
         var chars = [UInt8]()

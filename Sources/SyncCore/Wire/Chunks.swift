@@ -52,10 +52,14 @@ public enum ChunkBatch {
         withUnsafeBytes(of: UInt64(length).bigEndian) { UnsafeMutableRawBufferPointer(rebasing: space[32..<headerSize]).copyMemory(from: $0) }
     }
 
-    /// The hash (hex) and length named by a record's 40-byte header.
-    public static func parseHeader<Header: Collection<UInt8>>(_ header: Header) -> (hash: String, length: UInt64) {
-        let hex = Hashing.hex(header.prefix(32))
-        let length = header.dropFirst(32).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    /// The hash (hex) and length named by a record's 40-byte header (`header` holds at
+    /// least `headerSize` bytes). Not generic: it is called for every record the server takes
+    /// in or scans, from other modules, where a generic one runs unspecialized.
+    public static func parseHeader(_ header: UnsafeRawBufferPointer) -> (hash: String, length: UInt64) {
+        precondition(header.count >= headerSize, "a chunk record header is \(headerSize) bytes")
+        let hex = Hashing.hex(UnsafeRawBufferPointer(rebasing: header[0..<32]))
+        var length: UInt64 = 0
+        for i in 32..<headerSize { length = length << 8 | UInt64(header[i]) }
         return (hex, length)
     }
 
@@ -78,7 +82,7 @@ public enum ChunkBatch {
             guard body.count - i >= headerSize else {
                 throw DecodeError(description: "truncated record header at byte \(i)")
             }
-            let (hash, length) = parseHeader(body[i..<i + headerSize])
+            let (hash, length) = parseHeader(UnsafeRawBufferPointer(rebasing: body[i..<i + headerSize]))
             let start = i + headerSize
             guard length <= UInt64(body.count - start) else {
                 throw DecodeError(description: "record at byte \(i) claims \(length) bytes, only \(body.count - start) left")

@@ -86,7 +86,7 @@ enum PackScan {
         var at: Int64 = 0
         while size - at >= Int64(PackRecord.headerSize) {
             let header = try POSIX.readExactly(fd: fd, offset: at, count: PackRecord.headerSize, path: path)
-            let (hash, length) = ChunkBatch.parseHeader(header[...])
+            let (hash, length) = header.withUnsafeBytes { ChunkBatch.parseHeader($0) }
             let start = at + Int64(PackRecord.headerSize)
             guard length <= UInt64(size - start) else { break }
             let end = start + Int64(length)

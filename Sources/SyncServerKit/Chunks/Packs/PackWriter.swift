@@ -43,7 +43,8 @@ struct PackBatch: Sendable {
         body.withUnsafeReadableBytes { bytes in
             for (index, record) in run.enumerated() {
                 // Written as they are: each must be its record's header, then its bytes, back to back.
-                let header = ChunkBatch.parseHeader(bytes[(record.range.lowerBound - PackRecord.headerSize)..<record.range.lowerBound])
+                let header = ChunkBatch.parseHeader(
+                    UnsafeRawBufferPointer(rebasing: bytes[(record.range.lowerBound - PackRecord.headerSize)..<record.range.lowerBound]))
                 precondition(
                     header.hash == record.hash && header.length == UInt64(record.range.count)
                         && (index == 0 || run[index - 1].range.upperBound + PackRecord.headerSize == record.range.lowerBound),
