@@ -4,7 +4,8 @@ import Glibc
 /// moment, so that a burst of events (a batch of downloads, a tool writing many files) is
 /// read a few hundred at a time instead of one wake-up, `poll` and `read` each: the kernel
 /// queues them meanwhile. The first event after a quiet spell is read at once; an event of
-/// a burst waits at most `length`. Commands are taken at once throughout.
+/// a burst waits about `length` (up to twice that when a command arrives near its end: the
+/// poll timeout is in whole milliseconds). Commands are taken at once throughout.
 struct EventRest {
     /// How long the descriptor rests after a read that found events.
     static let length: UInt64 = 1_000_000  // nanoseconds

@@ -92,6 +92,14 @@ public final class InotifyWatcher: @unchecked Sendable {
                 for command in commands.drain() { handle(command) }
             }
             if fds[0].revents & Int16(POLLIN) != 0, drainEvents(fd: fd) > 0 { rest.start(at: EventRest.now()) }
+            // A MOVED_FROM read last waits one rest for its MOVED_TO (the kernel queues the two
+            // halves one after the other: a read may fall between them); read again, then
+            // what is still unpaired left the tree.
+            if state.hasUnpairedMoves, !rest.isResting(at: EventRest.now()) {
+                let waited = state.unpairedMoves
+                if drainEvents(fd: fd) > 0 { rest.start(at: EventRest.now()) }
+                state.flushUnpairedMoves(only: waited)
+            }
             if state.overflowPending { state.deliverOverflow() }
         }
     }
@@ -131,14 +139,16 @@ public final class InotifyWatcher: @unchecked Sendable {
             state.watched.remove(subtree: root)
         case .barrier(let root, let token, let reply):
             if state.watched.fd >= 0 { drainEvents(fd: state.watched.fd) }
+            // Both halves of a rename are queued before it returns: what is unpaired now left.
+            state.flushUnpairedMoves()
             reply(state.deliverBarrier(token, to: root))
         }
     }
 
-    /// Reads every queued event. We read the descriptor ourselves (non-blocking):
-    /// libinotifytools' `next_event` cannot return without blocking when the
-    /// queue is empty, which would starve the command queue.
-    /// Reads every event queued; returns how many bytes of them there were.
+    /// Reads every queued event; returns how many bytes of them there were. We read the
+    /// descriptor ourselves (non-blocking): libinotifytools' `next_event` cannot return
+    /// without blocking when the queue is empty, which would starve the command queue. A
+    /// MOVED_FROM still unpaired at the end is kept for the next read (see `run`).
     @discardableResult
     private func drainEvents(fd: Int32) -> Int {
         let size = 256 << 10
@@ -157,7 +167,6 @@ public final class InotifyWatcher: @unchecked Sendable {
                 offset += MemoryLayout<inotify_event>.size + Int(event.pointee.len)
             }
         }
-        state.flushUnpairedMoves()
         return total
     }
 }

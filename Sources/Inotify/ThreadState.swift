@@ -44,6 +44,7 @@ struct ThreadState {
         if mask & UInt32(IN_MOVED_TO) != 0 {
             flags.insert(.movedTo)
             if let half = pendingMoves.removeValue(forKey: raw.pointee.cookie) {
+                if pendingMoves.isEmpty { pendingOrder.removeAll(keepingCapacity: true) }
                 from = half.path
                 if isDirectory {
                     watched.rename(half.path, to: path)
@@ -68,15 +69,22 @@ struct ThreadState {
         deliver(.event(InotifyEvent(path: path, isDirectory: isDirectory, flags: flags, movedFrom: from)), for: path)
     }
 
-    /// A MOVED_FROM whose MOVED_TO did not arrive in the same read left the
-    /// watched tree: it is a delete.
-    mutating func flushUnpairedMoves() {
-        for cookie in pendingOrder {
+    /// Whether a MOVED_FROM waits for its MOVED_TO.
+    var hasUnpairedMoves: Bool { !pendingMoves.isEmpty }
+
+    /// The cookies of the MOVED_FROMs waiting for their MOVED_TO.
+    var unpairedMoves: Set<UInt32> { Set(pendingMoves.keys) }
+
+    /// A MOVED_FROM whose MOVED_TO did not arrive by the read after the one that found it
+    /// left the watched tree: it is a delete (in the order they were read). `only`: just
+    /// those (nil: all).
+    mutating func flushUnpairedMoves(only: Set<UInt32>? = nil) {
+        for cookie in pendingOrder where only?.contains(cookie) ?? true {
             guard let half = pendingMoves.removeValue(forKey: cookie) else { continue }
             if half.isDirectory { watched.remove(subtree: half.path) }
             deliver(.event(InotifyEvent(path: half.path, isDirectory: half.isDirectory, flags: .movedFrom)), for: half.path)
         }
-        pendingOrder.removeAll(keepingCapacity: true)
+        pendingOrder.removeAll { pendingMoves[$0] == nil }
     }
 
     /// A directory appeared: watch it (and what is already inside) unless ignored.

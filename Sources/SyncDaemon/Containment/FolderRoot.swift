@@ -184,11 +184,12 @@ struct Located: Sendable {
     /// Renames only if nothing is at `target` (else -1 with EEXIST): no window between
     /// checking that the target is free and the rename, where a user's new file at the
     /// target would be replaced. File systems without RENAME_NOREPLACE (EINVAL) get the
-    /// check and the rename as two steps.
+    /// check and the rename as two steps: anything but an empty place there (a file, a
+    /// FIFO, a socket, a device, or a stat that failed) counts as taken.
     func renameNoReplace(to target: Located) -> Int32 {
         let done = clinux_rename_noreplace(directory.fd, name, target.directory.fd, target.name)
         guard done != 0, errno == EINVAL || errno == ENOSYS else { return done }
-        if case .found = target.lstat() {
+        guard case .missing = target.lstat() else {
             errno = EEXIST
             return -1
         }
