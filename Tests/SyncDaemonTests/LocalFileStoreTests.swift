@@ -1,0 +1,54 @@
+import Foundation
+import GRDB
+import SyncCore
+import Testing
+import TestSupport
+
+@testable import SyncDaemon
+
+/// `LocalFileStore.put` writes a record over the path's: updated in place when the content
+/// is the one recorded, replaced when it is not. Either way the row is exactly the record,
+/// and the content index finds the path by its content now, never by the one before. Real
+/// SQLite.
+struct LocalFileStoreTests {
+    static func record(_ path: String, content: String, inode: UInt64, lengths: [Int]? = nil, link: String? = nil) -> LocalRecord {
+        LocalRecord(
+            path: path, kind: link == nil ? .file : .symlink, inode: inode, size: 8, mtimeNs: Int64(inode) * 10,
+            ctimeNs: Int64(inode) * 20, mode: link == nil ? 0o644 : 0o777, contentHash: content,
+            chunks: lengths == nil ? [content] : [content + "-1", content + "-2"], symlinkTarget: link,
+            chunkLengths: lengths)
+    }
+
+    @Test func aRecordIsWrittenWholeWhetherItsContentChangedOrNot() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        func put(_ records: LocalRecord...) throws {
+            var update = IndexUpdate()
+            update.locals = records
+            try index.records.apply(folder: "f", update)
+        }
+        let first = Self.record("a.txt", content: "c1", inode: 1, lengths: [3, 5])
+        try put(first, Self.record("b.txt", content: "c1", inode: 2))
+        #expect(try index.files.record(folder: "f", path: "a.txt") == first)
+
+        // Same content, a new stat and no lengths: every column is the new record's.
+        let restat = Self.record("a.txt", content: "c1", inode: 7)
+        try put(restat)
+        #expect(try index.files.record(folder: "f", path: "a.txt") == restat)
+
+        // New content: the content index finds it by the new hash only.
+        let edited = Self.record("a.txt", content: "c2", inode: 8, lengths: [4, 4])
+        try put(edited)
+        #expect(try index.files.record(folder: "f", path: "a.txt") == edited)
+        #expect(try index.files.file(folder: "f", contentHash: "c2")?.path == "a.txt")
+        #expect(try index.files.file(folder: "f", contentHash: "c1")?.path == "b.txt")
+
+        // A symlink now, same hash as before: kind and target follow the record.
+        let link = Self.record("b.txt", content: "c1", inode: 9, link: "a.txt")
+        try put(link)
+        #expect(try index.files.record(folder: "f", path: "b.txt") == link)
+        #expect(try index.files.file(folder: "f", contentHash: "c1") == nil, "a symlink is not a copy source")
+        // Nothing else in the folder, nothing in another one.
+        #expect(try index.files.record(folder: "g", path: "a.txt") == nil)
+    }
+}
