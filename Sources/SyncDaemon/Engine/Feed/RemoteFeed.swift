@@ -12,7 +12,12 @@ import SyncCore
 actor RemoteFeed {
     /// Entries per feed page. Large, so that a directory move's tombstones and
     /// new entries usually arrive in one page and are applied as renames.
-    static let pageLimit = 10_000
+    /// `SYNCD_FEED_PAGE_LIMIT` sets it for tests (a catch-up of many pages with few files).
+    static let pageLimit: Int = {
+        guard let value = ProcessInfo.processInfo.environment["SYNCD_FEED_PAGE_LIMIT"], let limit = Int(value), limit > 0
+        else { return 10_000 }
+        return limit
+    }()
     /// Backoff of remote entries that could not be applied: soon at first, at most every 30 s.
     static let retryBackoff = Backoff(initial: 1, maximum: 30)
 
@@ -62,18 +67,34 @@ actor RemoteFeed {
     func follow(rootOK: @Sendable () async -> Bool) async {
         var failures = 0
         var ownMoveWaitStarted: ContinuousClock.Instant?
+        var next: NextFeedPage?
+        defer { next?.cancel() }
         while !Task.isCancelled {
             let paused = await queue.paused
             let rootOK = await rootOK()
             if paused || !rootOK {
+                next?.cancel()
+                next = nil
                 do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
                 continue
             }
             do {
                 let cursor = try index.folders.state(folder: folder).remoteCursor
-                let page = try await remote.changes(folder: folder, since: cursor, waitSeconds: 25, limit: Self.pageLimit)
+                let page: ChangesResponse
+                if let ahead = next, ahead.since == cursor {
+                    next = nil
+                    page = try await ahead.page()
+                } else {
+                    next?.cancel()
+                    next = nil
+                    page = try await remote.changes(folder: folder, since: cursor, waitSeconds: 25, limit: Self.pageLimit)
+                }
                 feedError = nil
                 failures = 0
+                // Catching up: the next page is asked for while this one is applied.
+                if page.hasMore, page.cursor != cursor {
+                    next = NextFeedPage(remote: remote, folder: folder, since: page.cursor, limit: Self.pageLimit)
+                }
                 if !page.entries.isEmpty {
                     // This device's own move, committed but not yet recorded (its reply late or
                     // lost and being retried): let the mover record it first, then read the page
