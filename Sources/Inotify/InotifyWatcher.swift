@@ -86,7 +86,9 @@ public final class InotifyWatcher: @unchecked Sendable {
             // a polled descriptor wakes this thread at every event the kernel queues.
             var fds = [pollfd(fd: rest.isResting(at: now) ? -1 : fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: commands.eventFD, events: Int16(POLLIN), revents: 0)]
-            let n = poll(&fds, 2, rest.timeout(at: now, otherwise: state.overflowPending ? 20 : -1))
+            // A MOVED_FROM waiting for its MOVED_TO is never left to wait for the next event.
+            let idle: Int32 = state.hasUnpairedMoves ? 1 : (state.overflowPending ? 20 : -1)
+            let n = poll(&fds, 2, rest.timeout(at: now, otherwise: idle))
             if n < 0 && errno != EINTR { break }
             if fds[1].revents & Int16(POLLIN) != 0 {
                 for command in commands.drain() { handle(command) }

@@ -33,6 +33,10 @@ struct ThreadState {
         let isDirectory = mask & UInt32(IN_ISDIR) != 0
         if !isDirectory && raw.pointee.len > 0 && isSkippedFile(raw) { return }
         guard let path = path(of: raw) else { return }
+        // A MOVED_FROM still waiting for its MOVED_TO, at this path or above or below it, is
+        // delivered first: what happens at a path after it left comes after its leaving (a
+        // directory made again where one left keeps the watch it gets now).
+        if !pendingMoves.isEmpty { flushUnpairedMoves(touching: path, except: raw.pointee.cookie) }
 
         if mask & UInt32(IN_MOVED_FROM) != 0 {
             pendingMoves[raw.pointee.cookie] = (path, isDirectory)
@@ -79,7 +83,19 @@ struct ThreadState {
     /// left the watched tree: it is a delete (in the order they were read). `only`: just
     /// those (nil: all).
     mutating func flushUnpairedMoves(only: Set<UInt32>? = nil) {
-        for cookie in pendingOrder where only?.contains(cookie) ?? true {
+        flush { cookie, _ in only?.contains(cookie) ?? true }
+    }
+
+    /// `flushUnpairedMoves` of the MOVED_FROMs at `path`, above it or below it, but the half
+    /// of the rename `except` names (a MOVED_TO pairs with its own cookie).
+    private mutating func flushUnpairedMoves(touching path: String, except cookie: UInt32) {
+        flush { pending, left in
+            pending != cookie && (left == path || path.hasPrefix(left + "/") || left.hasPrefix(path + "/"))
+        }
+    }
+
+    private mutating func flush(where chosen: (UInt32, String) -> Bool) {
+        for cookie in pendingOrder where pendingMoves[cookie].map({ chosen(cookie, $0.path) }) ?? false {
             guard let half = pendingMoves.removeValue(forKey: cookie) else { continue }
             if half.isDirectory { watched.remove(subtree: half.path) }
             deliver(.event(InotifyEvent(path: half.path, isDirectory: half.isDirectory, flags: .movedFrom)), for: half.path)

@@ -61,4 +61,34 @@ struct FeedPagesTests {
         #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions")
         #expect(try await two.b.status()?.conflicts == 0)
     }
+
+    /// A page whose chunks could not be fetched (the reply lost) is applied again from the
+    /// same cursor: the page asked for ahead meanwhile is dropped, not applied in its place
+    /// (which would skip the failed page's files for good).
+    @Test func aPageThatFailsIsAppliedAgainNotSkippedForTheNextOne() async throws {
+        let (two, proxy) = try await TwoDevices.startBehindProxy("feed-pages-fail", throughProxy: ["beta"])
+        defer {
+            proxy.stop()
+            two.stop()
+        }
+        two.b.stop()
+        var expected: [String: String] = [:]
+        for i in 0..<40 {
+            let text = "retried page \(i)\n"
+            try writeFile(two.a.path("f\(i).txt"), text)
+            expected["f\(i).txt"] = contentHash(text)
+        }
+        try await two.a.waitUntilIdle()
+        let client = two.server.client(credential: two.credentialA)
+        try await eventually("the server has alpha's files", timeout: .seconds(60)) {
+            try await client.tree(folder: "docs").mapValues(\.contentHash) == expected
+        }
+        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        proxy.loseNextReply(toRequestContaining: "/chunks/fetch")
+        try await two.b.start(environment: ["SYNCD_FEED_PAGE_LIMIT": "7"])
+        try await two.waitForBoth(expected, timeout: .seconds(120))
+        try await two.b.waitUntilIdle()
+        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions")
+    }
 }

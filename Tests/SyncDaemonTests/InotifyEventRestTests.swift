@@ -68,3 +68,46 @@ struct InotifyEventRestTests {
         #expect(inOrder, "\(moved.count) moves, or not in order")
     }
 }
+
+/// A MOVED_FROM that waits for its MOVED_TO is delivered as gone once the rest is over, with
+/// no other event or barrier to wake the thread; a directory moved out and made again at once
+/// keeps the watch of the new one. Real inotify.
+@Suite(.timeLimit(.minutes(1)))
+struct InotifyUnpairedMoveTests {
+    @Test func aMoveOutOfTheTreeIsGoneWithoutAnotherEventAndANewDirectoryThereIsWatched() async throws {
+        let tmp = try TemporaryDirectory("inotify-unpaired")
+        defer { tmp.remove() }
+        let root = try tmp.sub("root")
+        let outside = try tmp.sub("outside")
+        try FileManager.default.createDirectory(atPath: root + "/d", withIntermediateDirectories: true)
+        let fd = open(root + "/leaving", O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        #expect(fd >= 0)
+        close(fd)
+        let (stream, watched) = await InotifyWatcher.shared.subscribe(root: root)
+        _ = try watched.get()
+        var events = stream.makeAsyncIterator()
+        #expect(rename(root + "/leaving", outside + "/leaving") == 0)
+        // No barrier, no other event: the thread must deliver it by itself.
+        var gone = false
+        while !gone, let message = await events.next() {
+            if case .event(let event) = message, event.path == root + "/leaving", event.flags == .movedFrom { gone = true }
+        }
+        #expect(gone)
+        // Moved out and made again in one go: the new directory's files are seen.
+        #expect(rename(root + "/d", outside + "/d") == 0)
+        #expect(mkdir(root + "/d", 0o755) == 0)
+        // Its creation delivered: the new directory's watch was added before.
+        var made = false
+        while !made, let message = await events.next() {
+            if case .event(let event) = message, event.path == root + "/d", event.flags.contains(.created) { made = true }
+        }
+        let inside = open(root + "/d/inside", O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        #expect(inside >= 0)
+        close(inside)
+        var seen = false
+        while !seen, let message = await events.next() {
+            if case .event(let event) = message, event.path == root + "/d/inside", event.flags.contains(.created) { seen = true }
+        }
+        #expect(seen, "a file in the directory made again was not seen")
+    }
+}

@@ -13,7 +13,7 @@ import TestSupport
 struct LocalFileStoreTests {
     static func record(_ path: String, content: String, inode: UInt64, lengths: [Int]? = nil, link: String? = nil) -> LocalRecord {
         LocalRecord(
-            path: path, kind: link == nil ? .file : .symlink, inode: inode, size: 8, mtimeNs: Int64(inode) * 10,
+            path: path, kind: link == nil ? .file : .symlink, inode: inode, size: Int64(inode) + 8, mtimeNs: Int64(inode) * 10,
             ctimeNs: Int64(inode) * 20, mode: link == nil ? 0o644 : 0o777, contentHash: content,
             chunks: lengths == nil ? [content] : [content + "-1", content + "-2"], symlinkTarget: link,
             chunkLengths: lengths)

@@ -91,10 +91,6 @@ actor RemoteFeed {
                 }
                 feedError = nil
                 failures = 0
-                // Catching up: the next page is asked for while this one is applied.
-                if page.hasMore, page.cursor != cursor {
-                    next = NextFeedPage(remote: remote, folder: folder, since: page.cursor, limit: Self.pageLimit)
-                }
                 if !page.entries.isEmpty {
                     // This device's own move, committed but not yet recorded (its reply late or
                     // lost and being retried): let the mover record it first, then read the page
@@ -113,6 +109,10 @@ actor RemoteFeed {
                         logger.warning("own move still being recorded after 15 s; applying the feed", metadata: ["folder": "\(folder)"])
                     }
                     ownMoveWaitStarted = nil
+                    // Catching up: the next page is asked for while this one is applied.
+                    if page.hasMore, page.cursor != cursor {
+                        next = NextFeedPage(remote: remote, folder: folder, since: page.cursor, limit: Self.pageLimit)
+                    }
                     switch await applyUnlessPaused(page.entries) {
                     case .done: break
                     case .paused: continue  // paused while the long-poll waited: the cursor stays
