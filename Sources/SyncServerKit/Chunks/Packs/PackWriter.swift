@@ -10,6 +10,9 @@ import SyncCore
 struct PackBatch: Sendable {
     private(set) var parts: [ByteBuffer] = []
     private(set) var byteCount = 0
+    /// Whether the last part is records copied in (the next copied record joins it: a
+    /// compaction's or an import's records go in one part, one write, not one each).
+    private var lastPartIsCopied = false
     /// Each record's hash, where its chunk's bytes start within the batch, their length and
     /// their `ChunkChecksum`.
     private(set) var records: [(hash: String, offset: Int64, length: Int64, checksum: Int64)] = []
@@ -18,11 +21,14 @@ struct PackBatch: Sendable {
 
     /// Copies one record in.
     mutating func add(hash: String, bytes chunk: UnsafeRawBufferPointer) {
-        var record = ByteBufferAllocator().buffer(capacity: PackRecord.headerSize + chunk.count)
-        PackRecord.writeHeader(hash: hash, length: chunk.count, to: &record)
-        record.writeBytes(chunk)
         note(hash: hash, chunk: chunk, at: byteCount + PackRecord.headerSize)
-        append(record)
+        if !lastPartIsCopied {
+            append(ByteBufferAllocator().buffer(capacity: PackRecord.headerSize + chunk.count))
+            lastPartIsCopied = true
+        }
+        PackRecord.writeHeader(hash: hash, length: chunk.count, to: &parts[parts.count - 1])
+        parts[parts.count - 1].writeBytes(chunk)
+        byteCount += PackRecord.headerSize + chunk.count
     }
 
     /// A chunk whose bytes are `range` of `body` (a lone upload): its header is made here,
@@ -62,6 +68,7 @@ struct PackBatch: Sendable {
     private mutating func append(_ part: ByteBuffer) {
         byteCount += part.readableBytes
         parts.append(part)
+        lastPartIsCopied = false
     }
 
     private func slice(_ range: Range<Int>, of body: ByteBuffer) -> ByteBuffer {
