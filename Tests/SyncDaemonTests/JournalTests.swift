@@ -80,6 +80,21 @@ struct JournalTests {
         #expect(errors.first?.cause?.contains("connect") == true, "\(String(describing: errors.first?.cause))")
     }
 
+    /// A finished push clears the error its path showed, and only that one.
+    @Test func aFinishedPushClearsItsOwnPathsError() throws {
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
+        try index.journal.enqueue(folder: "f", paths: ["a", "b", "c"])
+        _ = try index.journal.claim(folder: "f", limit: 3)
+        let now = Date()
+        try index.journal.reschedule(folder: "f", paths: ["a", "b"], error: DaemonError(.io, "boom"), retryAt: now)
+        #expect(try index.journal.claim(folder: "f", limit: 3, now: now.addingTimeInterval(1)).map(\.path) == ["a", "b"])
+        let again = try index.journal.finish(folder: "f", done: ["a", "c"], update: .empty)
+        #expect(again.isEmpty)
+        #expect(try index.errors.list(folder: "f").map(\.path) == ["b"])
+        #expect(try index.journal.pendingCount(folder: "f") == 1, "b is still running")
+    }
+
     /// A move's old name is kept with its op (across a reopen), survives a plain
     /// request for the same path, and is dropped when released as "push plainly".
     @Test func movesKeepTheirOldNameUntilForgotten() throws {

@@ -51,4 +51,45 @@ struct LocalFileStoreTests {
         // Nothing else in the folder, nothing in another one.
         #expect(try index.files.record(folder: "g", path: "a.txt") == nil)
     }
+
+    /// `put` says how it wrote each record, and the chunk listing (`local_chunks`, which files
+    /// hold which chunks) follows: kept for the same chunks, made for a new path, made again
+    /// for new content, gone for a symlink.
+    @Test func eachPutSaysHowItWroteAndTheChunkListingFollows() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        func put(_ record: LocalRecord) throws -> [LocalFileStore.Written] {
+            try index.pool.write { db in
+                let written = try index.files.put(folder: "f", [record], in: db)
+                try index.chunks.put(folder: "f", [record], written: written, in: db)
+                return written
+            }
+        }
+        func holders(_ hash: String) throws -> [String] {
+            try index.chunks.files(folder: "f", sharingChunksWith: [hash], limit: 4).map(\.path)
+        }
+        let first = Self.record("a.bin", content: "c1", inode: 1, lengths: [3, 5])
+        #expect(try put(first) == [.added])
+        #expect(try holders("c1-2") == ["a.bin"])
+
+        let restat = Self.record("a.bin", content: "c1", inode: 2, lengths: [3, 5])
+        #expect(try put(restat) == [.sameContent])
+        #expect(try index.files.record(folder: "f", path: "a.bin") == restat)
+        #expect(try holders("c1-1") == ["a.bin"])
+
+        let edited = Self.record("a.bin", content: "c2", inode: 3, lengths: [4, 4])
+        #expect(try put(edited) == [.replaced])
+        #expect(try holders("c1-1").isEmpty, "the old chunks are no longer listed for it")
+        #expect(try holders("c2-2") == ["a.bin"])
+
+        // One chunk now (same content hash, other chunks): replaced, listed no more.
+        let whole = Self.record("a.bin", content: "c2", inode: 4)
+        #expect(try put(whole) == [.replaced])
+        #expect(try holders("c2-2").isEmpty)
+
+        let link = Self.record("a.bin", content: "c2", inode: 5, link: "b.bin")
+        #expect(try put(link) == [.replaced], "another kind")
+        #expect(try put(Self.record("a.bin", content: "c2", inode: 6, link: "b.bin")) == [.sameContent])
+        #expect(try index.files.record(folder: "f", path: "a.bin")?.inode == 6)
+    }
 }

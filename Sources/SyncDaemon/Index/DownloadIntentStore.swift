@@ -35,9 +35,13 @@ struct DownloadIntentStore: Sendable {
         }
     }
 
+    /// A statement per few hundred paths (a landed batch drops all of its intents at once).
     func drop(folder: String, paths: [String], in db: Database) throws {
-        let drop = try db.cachedStatement(sql: "DELETE FROM download_intents WHERE folder_id = ? AND path = ?")
-        for path in paths { try drop.execute(arguments: [folder, path]) }
+        for slice in IndexSQL.slices(paths) {
+            try db.execute(
+                sql: "DELETE FROM download_intents WHERE folder_id = ? AND path IN (\(IndexSQL.marks(slice.count)))",
+                arguments: StatementArguments([folder] + Array(slice)))
+        }
     }
 
     /// The folder's intents, by path with the staged inode (at start: downloads a kill -9

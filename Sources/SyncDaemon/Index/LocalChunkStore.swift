@@ -27,12 +27,14 @@ struct LocalChunkStore: Sendable {
         }
     }
 
-    /// Lists the chunks of `records` (replacing what their paths held before).
-    func put(folder: String, _ records: [LocalRecord], in db: Database) throws {
+    /// Lists the chunks of `records` as `LocalFileStore.put` wrote them (`written`, one per
+    /// record): a path whose content stayed keeps its listing, a new one had none to drop.
+    func put(folder: String, _ records: [LocalRecord], written: [LocalFileStore.Written], in db: Database) throws {
+        precondition(records.count == written.count, "one way written per record")
         let drop = try db.cachedStatement(sql: "DELETE FROM local_chunks WHERE folder_id = ? AND path = ?")
         let put = try db.cachedStatement(sql: "INSERT INTO local_chunks (folder_id, hash, path) VALUES (?, ?, ?)")
-        for l in records {
-            try drop.execute(arguments: [folder, l.path])
+        for (l, how) in zip(records, written) where how != .sameContent {
+            if how == .replaced { try drop.execute(arguments: [folder, l.path]) }
             if l.kind == .file && l.chunks.count > 1 {
                 for hash in Set(l.chunks) { try put.execute(arguments: [folder, hash, l.path]) }
             }

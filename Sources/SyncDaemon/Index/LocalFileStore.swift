@@ -36,36 +36,64 @@ public struct LocalFileStore: Sendable {
         ).map(Self.decode)
     }
 
-    /// Writes `records` over what their paths held. A path whose recorded content is the
-    /// same (a download landed, a file looked at again) gets its other columns updated in
-    /// place: a replacement would delete and insert its entry in `local_files_content` too,
-    /// a page of that index at random for every path (a landed batch of 256 small files wrote
-    /// 181 pages to the WAL that way, 15 this way).
-    func put(folder: String, _ records: [LocalRecord], in db: Database) throws {
+    /// How `put` wrote a record, which tells what the path's chunk listing needs
+    /// (`LocalChunkStore.put`).
+    enum Written: Equatable {
+        /// Over a record of the same kind, content and chunks: their listing stays as it is.
+        case sameContent
+        /// The path had no record: nothing was listed for it.
+        case added
+        /// Over a record of other content, kind or chunks.
+        case replaced
+    }
+
+    /// Writes `records` over what their paths held; says how, record by record. A path whose
+    /// recorded kind, content and chunks are the same (a download landed, a file looked at again)
+    /// gets its other columns updated in place: a replacement would delete and insert its
+    /// entry in `local_files_content` too, a page of that index at random for every path (a
+    /// landed batch of 256 small files wrote 181 pages to the WAL that way, 15 this way). A
+    /// new path is inserted; only a path whose content changed is replaced. Each statement is
+    /// tried only when the one before it changed nothing.
+    func put(folder: String, _ records: [LocalRecord], in db: Database) throws -> [Written] {
         let update = try db.cachedStatement(sql: """
-            UPDATE local_files SET kind = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, mode = ?, chunks = ?,
-            symlink_target = ?, chunk_lengths = ?
-            WHERE folder_id = ? AND path = ? AND content_hash = ?
+            UPDATE local_files SET inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, mode = ?, symlink_target = ?,
+            chunk_lengths = ?
+            WHERE folder_id = ? AND path = ? AND content_hash = ? AND kind = ? AND chunks = ?
             """)
-        let put = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO local_files
+        let columns = """
+            INTO local_files
             (folder_id, path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target,
              chunk_lengths)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+            """
+        let insert = try db.cachedStatement(sql: "INSERT " + columns + " ON CONFLICT (folder_id, path) DO NOTHING")
+        let replace = try db.cachedStatement(sql: "INSERT OR REPLACE " + columns)
+        var written: [Written] = []
+        written.reserveCapacity(records.count)
         for l in records {
             let chunks = l.chunks.joined(separator: ",")
             let lengths = l.chunkLengths.map { $0.map(String.init).joined(separator: ",") }
             try update.execute(arguments: [
-                l.kind.rawValue, Int64(bitPattern: l.inode), l.size, l.mtimeNs, l.ctimeNs, Int64(l.mode), chunks,
-                l.symlinkTarget, lengths, folder, l.path, l.contentHash,
+                Int64(bitPattern: l.inode), l.size, l.mtimeNs, l.ctimeNs, Int64(l.mode), l.symlinkTarget, lengths,
+                folder, l.path, l.contentHash, l.kind.rawValue, chunks,
             ])
-            guard db.changesCount == 0 else { continue }
-            try put.execute(arguments: [
+            if db.changesCount > 0 {
+                written.append(.sameContent)
+                continue
+            }
+            let row: StatementArguments = [
                 folder, l.path, l.kind.rawValue, Int64(bitPattern: l.inode), l.size, l.mtimeNs, l.ctimeNs,
                 Int64(l.mode), l.contentHash, chunks, l.symlinkTarget, lengths,
-            ])
+            ]
+            try insert.execute(arguments: row)
+            if db.changesCount > 0 {
+                written.append(.added)
+                continue
+            }
+            try replace.execute(arguments: row)
+            written.append(.replaced)
         }
+        return written
     }
 
     /// Removes the records at `path` and below it (a removed path takes what was below it along).

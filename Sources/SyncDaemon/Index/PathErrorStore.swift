@@ -49,6 +49,12 @@ public struct PathErrorStore: Sendable {
         ).execute(arguments: [folder, path, message, retryAt?.timeIntervalSince1970, error.code.rawValue, error.cause])
     }
 
+    /// Whether the folder shows any path error (none: nothing to clear).
+    func any(folder: String, in db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM path_errors WHERE folder_id = ?)"), arguments: [folder]) ?? false
+    }
+
     func clear(folder: String, path: String, in db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ?").execute(arguments: [folder, path])
     }

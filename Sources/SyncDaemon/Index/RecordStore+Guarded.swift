@@ -22,9 +22,23 @@ extension RecordStore {
     /// transaction (one fsync for the lot); returns the paths whose update was applied.
     func apply(folder: String, guarded updates: [GuardedUpdate]) throws -> Set<String> {
         try pool.write { db in
+            // The bases are read in few queries, then kept as the updates write them. An update
+            // that moves or removes a subtree could change other paths' bases: with one of
+            // those, each base is read right before its update instead.
+            var known: [String: BaseRecord]?
+            if !updates.contains(where: { !$0.update.moves.isEmpty || !$0.update.removedLocals.isEmpty }) {
+                var read: [String: BaseRecord] = [:]
+                for slice in IndexSQL.slices(Array(Set(updates.map(\.path)))) {
+                    for b in try base.records(folder: folder, paths: slice, in: db) { read[b.path] = b }
+                }
+                known = read
+            }
             var applied = Set<String>()
-            for item in updates where try base.record(folder: folder, path: item.path, in: db) == item.ifBase {
-                try apply(folder: folder, item.update, in: db)
+            for item in updates {
+                let current = try known.map { $0[item.path] } ?? base.record(folder: folder, path: item.path, in: db)
+                guard current == item.ifBase else { continue }
+                let leftOut = try apply(folder: folder, item.update, in: db)
+                for b in item.update.bases where !leftOut.contains(b.path) { known?[b.path] = b }
                 applied.insert(item.path)
             }
             return applied

@@ -59,8 +59,8 @@ struct RecordStore: Sendable {
         try intents.put(folder: folder, update.intents, in: db)
         if !update.landed.isEmpty { try intents.drop(folder: folder, paths: update.landed, in: db) }
         if !update.settledCommits.isEmpty { try outbox.drop(folder: folder, ids: update.settledCommits, in: db) }
-        try files.put(folder: folder, update.locals, in: db)
-        try chunks.put(folder: folder, update.locals, in: db)
+        let written = try files.put(folder: folder, update.locals, in: db)
+        try chunks.put(folder: folder, update.locals, written: written, in: db)
         for path in update.removedLocals {
             try files.remove(folder: folder, under: path, in: db)
             try chunks.remove(folder: folder, under: path, in: db)

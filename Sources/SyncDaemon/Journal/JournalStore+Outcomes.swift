@@ -33,11 +33,14 @@ extension JournalStore {
                 """)
             let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ? AND dirty = 0")
             var again = outdated.subtracting(done)
+            // A folder that shows no path errors has none to clear (one look, not one per path).
+            let clearErrors = try errors.any(folder: folder, in: db)
             for path in done {
-                // Clean rows end here; dirty ones go back to pending for one more run.
+                // Clean rows end here; a dirty one (the only kind a delete leaves) goes back to
+                // pending for one more run.
                 try delete.execute(arguments: [folder, path])
-                if try String.fetchOne(rerun, arguments: [folder, path]) != nil { again.insert(path) }
-                try errors.clear(folder: folder, path: path, in: db)
+                if db.changesCount == 0, try String.fetchOne(rerun, arguments: [folder, path]) != nil { again.insert(path) }
+                if clearErrors { try errors.clear(folder: folder, path: path, in: db) }
             }
             return again
         }

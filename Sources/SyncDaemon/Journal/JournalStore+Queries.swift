@@ -40,6 +40,22 @@ extension JournalStore {
         try exists("SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND path = ?)", [folder, path])
     }
 
+    /// Those of `paths` with a local change queued or being pushed, in few queries (a feed
+    /// page's own entries, `RemoteApplier.apply`).
+    func pendingPushes(folder: String, among paths: [String]) throws -> Set<String> {
+        guard !paths.isEmpty else { return [] }
+        return try pool.read { db in
+            var found = Set<String>()
+            for slice in IndexSQL.slices(paths) {
+                let rows = try String.fetchCursor(
+                    db, sql: "SELECT path FROM journal WHERE folder_id = ? AND path IN (\(IndexSQL.marks(slice.count)))",
+                    arguments: StatementArguments([folder] + Array(slice)))
+                while let path = try rows.next() { found.insert(path) }
+            }
+            return found
+        }
+    }
+
     /// A move of this device is being committed right now (its reply may be on the way).
     func hasMoveInFlight(folder: String) throws -> Bool {
         try exists(

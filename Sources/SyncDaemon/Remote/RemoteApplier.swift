@@ -64,6 +64,14 @@ struct RemoteApplier: Sendable {
             logger.warning("cannot read base records of a feed page", metadata: ["error": "\(error)"])
             seen = [:]
         }
+        // This device's own entries (not those a server-side move made: no push of that path
+        // records them) whose push is still queued or being recorded, looked up together.
+        // If the journal cannot be read, each of them fails as its own look would have.
+        let own = entries.filter { entry in
+            guard let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil else { return false }
+            return (seen[entry.path]?.rev ?? 0) < entry.rev
+        }
+        let ownPending = Result { try index.journal.pendingPushes(folder: folder, among: own.map(\.path)) }
         for entry in entries {
             do {
                 _ = try RelativePath(validating: entry.path)
@@ -75,9 +83,8 @@ struct RemoteApplier: Sendable {
                     outcome.applied.append((entry.path, entry.rev))
                     continue
                 }
-                // (Not the entries a server-side move made: no push of that path records them.)
                 if let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil,
-                    try index.journal.hasPendingPush(folder: folder, path: entry.path)
+                    try ownPending.get().contains(entry.path)
                 {
                     outcome.applied.append((entry.path, entry.rev))
                     continue

@@ -1,0 +1,49 @@
+import Foundation
+import SyncCore
+import Testing
+import TestSupport
+
+@testable import SyncDaemon
+
+/// `RecordStore.apply(folder:guarded:)` (a batch download's records): each update is
+/// written only over the base it was planned against, including a base an earlier update
+/// of the same batch wrote. The bases are read together unless an update moves or removes a
+/// subtree; both ways give the same result. Real SQLite.
+struct GuardedUpdateTests {
+    static func base(_ path: String, rev: Int64) -> BaseRecord {
+        BaseRecord(path: path, kind: .file, rev: rev, contentHash: "h\(rev)", deleted: false, mode: 0o644)
+    }
+
+    static func guarded(_ path: String, rev: Int64, over previous: Int64?) -> GuardedUpdate {
+        var update = IndexUpdate()
+        update.bases = [base(path, rev: rev)]
+        return GuardedUpdate(path: path, update: update, ifBase: previous.map { base(path, rev: $0) })
+    }
+
+    @Test(arguments: [false, true])
+    func eachUpdateIsWrittenOnlyOverItsPlannedBase(withASubtreeMove: Bool) throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        var setup = IndexUpdate()
+        setup.bases = [Self.base("a", rev: 1), Self.base("b", rev: 1)]
+        try index.records.apply(folder: "f", setup)
+
+        var updates: [GuardedUpdate] = []
+        if withASubtreeMove {
+            var move = IndexUpdate()
+            move.moves = [(from: "x", to: "y")]
+            updates.append(GuardedUpdate(path: "y", update: move, ifBase: nil))
+        }
+        updates += [
+            Self.guarded("a", rev: 2, over: 1),
+            Self.guarded("b", rev: 3, over: 2),  // planned over a base that is not the one recorded
+            Self.guarded("c", rev: 1, over: nil),
+            Self.guarded("a", rev: 3, over: 2),  // over the one the first update of "a" wrote
+            Self.guarded("c", rev: 5, over: nil),  // "c" has a base now
+        ]
+        let applied = try index.records.apply(folder: "f", guarded: updates)
+        #expect(applied == Set(["a", "c"] + (withASubtreeMove ? ["y"] : [])))
+        let bases = try index.records.read(folder: "f", paths: ["a", "b", "c"]).base
+        #expect(bases.mapValues(\.rev) == ["a": 3, "b": 1, "c": 1])
+    }
+}
