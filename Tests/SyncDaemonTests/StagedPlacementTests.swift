@@ -38,4 +38,26 @@ struct StagedPlacementTests {
         try fm.removeItem(atPath: layout.folder + "/x")
         try fm.moveItem(atPath: layout.folder + "/z", toPath: layout.folder + "/x")
     }
+
+    /// A staged file has exactly the entry's mode, whatever the umask took when it was made
+    /// (a `fchmod` then puts it back), never setuid or setgid; the stat it carries, which the
+    /// records keep, is the file's as it is on disk.
+    @Test(arguments: [(0o644, 0o644), (0o600, 0o600), (0o777, 0o777), (0o666, 0o666), (0o1755, 0o1755), (0o4755, 0o755), (0, 0o644)])
+    func aStagedFileHasTheEntrysModeWhateverTheUmask(mode: UInt32, expected: UInt32) throws {
+        let layout = try ContainmentTests.Layout()
+        defer { layout.remove() }
+        let assembler = FileAssembler(materializer: layout.materializer)
+        let bytes = Array("mode \(mode)".utf8)
+        let entry = ContainmentTests.fileEntry("m/f", bytes: bytes, mode: mode)
+        var open = OpenDirectories()
+        let staged = try assembler.stage(entry, chunks: [entry.chunks[0]: bytes], reusing: &open)
+        defer { assembler.discard(staged) }
+        #expect(staged.stat.mode & 0o7777 == expected)
+        guard case .found(let onDisk) = staged.staging.lstat() else {
+            Issue.record("the staging file is not there")
+            return
+        }
+        #expect(onDisk == staged.stat)
+        #expect(onDisk.mtimeNs == entry.mtimeNs)
+    }
 }

@@ -31,16 +31,21 @@ extension JournalStore {
                 UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
                 WHERE folder_id = ? AND path = ? AND dirty = 1 RETURNING path
                 """)
-            let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ? AND dirty = 0")
             var again = outdated.subtracting(done)
+            // Clean rows end here, a few hundred per statement; a dirty one (the only kind the
+            // deletes leave) goes back to pending for one more run.
+            var deleted = Set<String>()
+            for slice in IndexSQL.slices(done) {
+                deleted.formUnion(try String.fetchAll(
+                    db, sql: "DELETE FROM journal WHERE folder_id = ? AND dirty = 0 AND path IN (\(IndexSQL.marks(slice.count))) RETURNING path",
+                    arguments: StatementArguments([folder] + Array(slice))))
+            }
+            for path in done where !deleted.contains(path) {
+                if try String.fetchOne(rerun, arguments: [folder, path]) != nil { again.insert(path) }
+            }
             // A folder that shows no path errors has none to clear (one look, not one per path).
-            let clearErrors = try errors.any(folder: folder, in: db)
-            for path in done {
-                // Clean rows end here; a dirty one (the only kind a delete leaves) goes back to
-                // pending for one more run.
-                try delete.execute(arguments: [folder, path])
-                if db.changesCount == 0, try String.fetchOne(rerun, arguments: [folder, path]) != nil { again.insert(path) }
-                if clearErrors { try errors.clear(folder: folder, path: path, in: db) }
+            if try errors.any(folder: folder, in: db) {
+                for path in done { try errors.clear(folder: folder, path: path, in: db) }
             }
             return again
         }

@@ -90,15 +90,19 @@ public struct JournalStore: Sendable {
                     ORDER BY next_attempt_at, enqueued_at LIMIT ?
                     """,
                 arguments: [folder, now.timeIntervalSince1970, limit])
-            let mark = try db.cachedStatement(sql: "UPDATE journal SET state = 'running' WHERE folder_id = ? AND path = ?")
-            return try rows.map { row in
+            let ops = try rows.map { row in
                 let path: String = try row.indexValue("path", table: Self.table)
-                let op = JournalOp(
+                return JournalOp(
                     path: path, attempts: try row.indexValue("attempts", table: Self.table, path: path),
                     moveFrom: try row.indexValue("move_from", table: Self.table, path: path))
-                try mark.execute(arguments: [folder, op.path])
-                return op
             }
+            // Marked a few hundred at a time (one statement each, not one per op).
+            for slice in IndexSQL.slices(ops.map(\.path)) {
+                try db.execute(
+                    sql: "UPDATE journal SET state = 'running' WHERE folder_id = ? AND path IN (\(IndexSQL.marks(slice.count)))",
+                    arguments: StatementArguments([folder] + Array(slice)))
+            }
+            return ops
         }
     }
 }

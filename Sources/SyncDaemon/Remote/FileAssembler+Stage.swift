@@ -23,7 +23,9 @@ extension FileAssembler {
     {
         let path = entry.path
         let target = try open.parent(of: path, in: materializer.folder, create: true)
-        let (staging, fd) = try openStaging(beside: target)
+        // Made with its mode: a `fchmod` only when the umask took some of it away.
+        let mode = Materializer.safeMode(entry.mode, fallback: 0o644)
+        let (staging, fd) = try openStaging(beside: target, mode: mode)
         var keep = false
         defer {
             close(fd)
@@ -45,11 +47,14 @@ extension FileAssembler {
             }
             guard ftruncate(fd, off_t(entry.size)) == 0 else { throw DaemonError.io("set size", path) }
         }
-        guard fchmod(fd, Materializer.safeMode(entry.mode, fallback: 0o644)) == 0 else { throw DaemonError.io("chmod", path) }
         var times = Materializer.times(mtimeNs: entry.mtimeNs)
         guard futimens(fd, &times) == 0 else { throw DaemonError.io("set mtime", path) }
-        guard let staged = FileStat.fstat(fd), staged.size == entry.size else {
+        guard var staged = FileStat.fstat(fd), staged.size == entry.size else {
             throw DaemonError(.hashMismatch, "assembled size differs from the entry's", path: path)
+        }
+        if staged.mode & 0o7777 != UInt32(mode) {
+            guard fchmod(fd, mode) == 0, let chmodded = FileStat.fstat(fd) else { throw DaemonError.io("chmod", path) }
+            staged = chmodded
         }
         keep = true
         return StagedFile(entry: entry, target: target, staging: staging, stat: staged)
@@ -63,10 +68,11 @@ extension FileAssembler {
         return (target, staging, fd)
     }
 
-    /// A new, empty staging file in `target`'s directory, open for writing.
-    func openStaging(beside target: Located) throws(DaemonError) -> (staging: Located, fd: Int32) {
+    /// A new, empty staging file in `target`'s directory, open for writing, made with `mode`
+    /// (less what the umask takes).
+    func openStaging(beside target: Located, mode: mode_t = 0o600) throws(DaemonError) -> (staging: Located, fd: Int32) {
         let staging = target.sibling(Materializer.stagingName())
-        return (staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600))
+        return (staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode))
     }
 
     /// Makes everything written in `directories` durable: one `syncfs(2)` per file system

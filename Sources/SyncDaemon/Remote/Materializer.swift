@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SyncCore
+import Synchronization
 
 /// Changes the folder's namespace safely for remote state: every path is resolved beneath
 /// the folder root without following symlinks (`FolderRoot`); directories, symlinks,
@@ -87,12 +88,16 @@ struct Materializer: Sendable {
         }
     }
 
-    /// A fresh staging file name (`UUID()` read /dev/urandom through an open, a read and a
-    /// close for each of them: three system calls per downloaded file).
+    /// A fresh staging file name: this process's random start plus a count, in 16 hex digits.
+    /// No system call per name (`UUID()` read /dev/urandom through an open, a read and a close
+    /// for each; `UInt64.random` is one `getrandom` each: 10,000 for 10,000 downloaded files).
     static func stagingName() -> String {
-        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
+        let hex = String(stagingStart &+ stagingCount.add(1, ordering: .relaxed).newValue, radix: 16)
         return Scanner.stagingPrefix + String(repeating: "0", count: 16 - hex.count) + hex
     }
+
+    private static let stagingStart = UInt64.random(in: .min ... .max)
+    private static let stagingCount = Atomic<UInt64>(0)
 
     /// Permission bits a remote entry may set: rwx for all plus sticky, never
     /// setuid or setgid; 0 (unknown) becomes `fallback`.
