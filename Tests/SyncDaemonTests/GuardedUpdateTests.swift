@@ -46,4 +46,39 @@ struct GuardedUpdateTests {
         let bases = try index.records.read(folder: "f", paths: ["a", "b", "c"]).base
         #expect(bases.mapValues(\.rev) == ["a": 3, "b": 1, "c": 1])
     }
+
+    /// An update that moves a path turns its old base into a tombstone: an update of that path
+    /// later in the batch, planned over the live base, is left out (the bases are read one by
+    /// one with a move in the batch, not all before it).
+    @Test func aMoveInTheBatchIsSeenByTheUpdatesAfterIt() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        var setup = IndexUpdate()
+        setup.bases = [Self.base("a", rev: 1)]
+        try index.records.apply(folder: "f", setup)
+        var move = IndexUpdate()
+        move.moves = [(from: "a", to: "y")]
+        let applied = try index.records.apply(
+            folder: "f", guarded: [GuardedUpdate(path: "y", update: move, ifBase: nil), Self.guarded("a", rev: 2, over: 1)])
+        #expect(applied == ["y"])
+        #expect(try index.records.read(folder: "f", paths: ["a"]).base["a"]?.deleted == true)
+    }
+
+    /// A base the store left out (its update was prepared over another rev) is not taken as
+    /// written: an update planned over it is left out too.
+    @Test func aBaseLeftOutIsNotTakenAsWritten() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        var setup = IndexUpdate()
+        setup.bases = [Self.base("b", rev: 1)]
+        try index.records.apply(folder: "f", setup)
+        var stale = IndexUpdate()
+        stale.bases = [Self.base("b", rev: 5)]
+        stale.preparedOver = ["b": 7]
+        let applied = try index.records.apply(
+            folder: "f",
+            guarded: [GuardedUpdate(path: "b", update: stale, ifBase: Self.base("b", rev: 1)), Self.guarded("b", rev: 6, over: 5)])
+        #expect(applied == ["b"], "the first is applied (its base left out), the second is not")
+        #expect(try index.records.read(folder: "f", paths: ["b"]).base["b"]?.rev == 1)
+    }
 }

@@ -80,6 +80,21 @@ struct JournalTests {
         #expect(errors.first?.cause?.contains("connect") == true, "\(String(describing: errors.first?.cause))")
     }
 
+    /// Which of many paths have a push queued or running, in few queries (a feed page's own
+    /// entries): more paths than one query takes, in another folder too.
+    @Test func pendingPushesAmongManyPaths() throws {
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
+        let queued = (0..<700).filter { $0 % 3 == 0 }.map { "d/\($0)" }
+        try index.journal.enqueue(folder: "f", paths: queued)
+        try index.journal.enqueue(folder: "g", paths: ["d/1"])
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        let asked = (0..<700).map { "d/\($0)" }
+        #expect(try index.journal.pendingPushes(folder: "f", among: asked) == Set(queued), "pending and running alike")
+        #expect(try index.journal.pendingPushes(folder: "g", among: asked) == ["d/1"])
+        #expect(try index.journal.pendingPushes(folder: "f", among: []).isEmpty)
+    }
+
     /// A finished push clears the error its path showed, and only that one.
     @Test func aFinishedPushClearsItsOwnPathsError() throws {
         let (index, tmp) = try Self.store()

@@ -68,24 +68,34 @@ struct LocalFileStoreTests {
         func holders(_ hash: String) throws -> [String] {
             try index.chunks.files(folder: "f", sharingChunksWith: [hash], limit: 4).map(\.path)
         }
+        // The listing's rows for the path (a listing written twice would show twice as many).
+        func listed() throws -> Int {
+            try index.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM local_chunks WHERE folder_id = 'f' AND path = 'a.bin'") ?? 0
+            }
+        }
         let first = Self.record("a.bin", content: "c1", inode: 1, lengths: [3, 5])
         #expect(try put(first) == [.added])
         #expect(try holders("c1-2") == ["a.bin"])
+        #expect(try listed() == 2)
 
         let restat = Self.record("a.bin", content: "c1", inode: 2, lengths: [3, 5])
         #expect(try put(restat) == [.sameContent])
         #expect(try index.files.record(folder: "f", path: "a.bin") == restat)
         #expect(try holders("c1-1") == ["a.bin"])
+        #expect(try listed() == 2)
 
         let edited = Self.record("a.bin", content: "c2", inode: 3, lengths: [4, 4])
         #expect(try put(edited) == [.replaced])
         #expect(try holders("c1-1").isEmpty, "the old chunks are no longer listed for it")
         #expect(try holders("c2-2") == ["a.bin"])
+        #expect(try listed() == 2)
 
         // One chunk now (same content hash, other chunks): replaced, listed no more.
         let whole = Self.record("a.bin", content: "c2", inode: 4)
         #expect(try put(whole) == [.replaced])
         #expect(try holders("c2-2").isEmpty)
+        #expect(try listed() == 0)
 
         let link = Self.record("a.bin", content: "c2", inode: 5, link: "b.bin")
         #expect(try put(link) == [.replaced], "another kind")

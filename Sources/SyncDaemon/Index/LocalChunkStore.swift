@@ -28,7 +28,9 @@ struct LocalChunkStore: Sendable {
     }
 
     /// Lists the chunks of `records` as `LocalFileStore.put` wrote them (`written`, one per
-    /// record): a path whose content stayed keeps its listing, a new one had none to drop.
+    /// record): a path whose content stayed keeps its listing, a new one had none to drop (every
+    /// write of `local_files` writes this table in the same transaction, `RecordStore.apply`:
+    /// no row here outlives its path's record).
     func put(folder: String, _ records: [LocalRecord], written: [LocalFileStore.Written], in db: Database) throws {
         precondition(records.count == written.count, "one way written per record")
         let drop = try db.cachedStatement(sql: "DELETE FROM local_chunks WHERE folder_id = ? AND path = ?")

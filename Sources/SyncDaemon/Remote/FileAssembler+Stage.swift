@@ -23,9 +23,10 @@ extension FileAssembler {
     {
         let path = entry.path
         let target = try open.parent(of: path, in: materializer.folder, create: true)
-        // Made with its mode: a `fchmod` only when the umask took some of it away.
+        // Made with its mode (writable by its owner while it is written: some network file
+        // systems check the mode at each write): a `fchmod` only when that or the umask changed it.
         let mode = Materializer.safeMode(entry.mode, fallback: 0o644)
-        let (staging, fd) = try openStaging(beside: target, mode: mode)
+        let (staging, fd) = try openStaging(beside: target, mode: mode | S_IRUSR | S_IWUSR)
         var keep = false
         defer {
             close(fd)
@@ -69,10 +70,18 @@ extension FileAssembler {
     }
 
     /// A new, empty staging file in `target`'s directory, open for writing, made with `mode`
-    /// (less what the umask takes).
+    /// (less what the umask takes). A name taken already (staging names are a count, which
+    /// someone may guess) is passed over for the next one, a few times.
     func openStaging(beside target: Located, mode: mode_t = 0o600) throws(DaemonError) -> (staging: Located, fd: Int32) {
-        let staging = target.sibling(Materializer.stagingName())
-        return (staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode))
+        var attempt = 0
+        while true {
+            let staging = target.sibling(Materializer.stagingName())
+            do {
+                return (staging, try staging.open(flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode))
+            } catch where (error.underlying as? SystemCallError)?.errno == EEXIST && attempt < 8 {
+                attempt += 1
+            }
+        }
     }
 
     /// Makes everything written in `directories` durable: one `syncfs(2)` per file system

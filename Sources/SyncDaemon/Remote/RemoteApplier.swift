@@ -69,7 +69,7 @@ struct RemoteApplier: Sendable {
         // If the journal cannot be read, each of them fails as its own look would have.
         let own = entries.filter { entry in
             guard let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil else { return false }
-            return (seen[entry.path]?.rev ?? 0) < entry.rev
+            return !(seen[entry.path].map { $0.rev >= entry.rev } ?? false)
         }
         let ownPending = Result { try index.journal.pendingPushes(folder: folder, among: own.map(\.path)) }
         for entry in entries {
