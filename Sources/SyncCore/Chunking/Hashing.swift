@@ -52,12 +52,7 @@ public enum Hashing {
     }
 
     public static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        var chars = [UInt8]()
-        chars.reserveCapacity(64)
-        for b in bytes {
-            chars.append(digits[Int(b >> 4)])
-            chars.append(digits[Int(b & 0x0f)])
-        }
-        return String(decoding: chars, as: UTF8.self)
+        bytes.withContiguousStorageIfAvailable { hex(UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes { hex($0) }
     }
 }

@@ -39,10 +39,8 @@ public struct BaseStore: Sendable {
     }
 
     func records(folder: String, paths: ArraySlice<String>, in db: Database) throws -> [BaseRecord] {
-        try Row.fetchAll(
-            db, sql: "SELECT * FROM base WHERE folder_id = ? AND path IN (\(IndexSQL.marks(paths.count)))",
-            arguments: StatementArguments([folder] + Array(paths))
-        ).map(Self.decode)
+        let (these, arguments) = IndexSQL.paths(paths, in: folder)
+        return try Row.fetchAll(db, sql: "SELECT * FROM base WHERE \(these)", arguments: arguments).map(Self.decode)
     }
 
     /// The revs recorded at `paths` (tombstones included; a path without a row is absent), in
@@ -50,9 +48,8 @@ public struct BaseStore: Sendable {
     func revs(folder: String, paths: [String], in db: Database) throws -> [String: Int64] {
         var revs: [String: Int64] = [:]
         for slice in IndexSQL.slices(paths) {
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT path, rev FROM base WHERE folder_id = ? AND path IN (\(IndexSQL.marks(slice.count)))",
-                arguments: StatementArguments([folder] + Array(slice)))
+            let (these, arguments) = IndexSQL.paths(slice, in: folder)
+            let rows = try Row.fetchCursor(db, sql: "SELECT path, rev FROM base WHERE \(these)", arguments: arguments)
             while let row = try rows.next() {
                 let path: String = try row.indexValue(at: 0, "path", table: Self.table)
                 revs[path] = try row.indexValue(at: 1, "rev", table: Self.table, path: path)

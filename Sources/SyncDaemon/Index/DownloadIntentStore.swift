@@ -38,9 +38,8 @@ struct DownloadIntentStore: Sendable {
     /// A statement per few hundred paths (a landed batch drops all of its intents at once).
     func drop(folder: String, paths: [String], in db: Database) throws {
         for slice in IndexSQL.slices(paths) {
-            try db.execute(
-                sql: "DELETE FROM download_intents WHERE folder_id = ? AND path IN (\(IndexSQL.marks(slice.count)))",
-                arguments: StatementArguments([folder] + Array(slice)))
+            let (these, arguments) = IndexSQL.paths(slice, in: folder)
+            try db.execute(sql: "DELETE FROM download_intents WHERE \(these)", arguments: arguments)
         }
     }
 

@@ -19,6 +19,12 @@ enum IndexSQL {
         Array(repeating: "?", count: count).joined(separator: ",")
     }
 
+    /// `folder_id = ? AND path IN (?, …)` for the folder's `paths` (one of `slices`), with its
+    /// arguments.
+    static func paths(_ paths: ArraySlice<String>, in folder: String) -> (sql: String, arguments: StatementArguments) {
+        ("folder_id = ? AND path IN (\(marks(paths.count)))", StatementArguments([folder] + Array(paths)))
+    }
+
     /// A committed move in a table keyed by (folder_id, path): the rows at `from` and
     /// below it take the new name; whatever was at `to` and below it goes.
     static func renameSubtree(table: String, folder: String, from: String, to: String, in db: Database) throws {

@@ -30,10 +30,8 @@ public struct LocalFileStore: Sendable {
 
     /// The records of `paths` (those that have one), by path.
     func records(folder: String, paths: ArraySlice<String>, in db: Database) throws -> [LocalRecord] {
-        try Row.fetchAll(
-            db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path IN (\(IndexSQL.marks(paths.count)))",
-            arguments: StatementArguments([folder] + Array(paths))
-        ).map(Self.decode)
+        let (these, arguments) = IndexSQL.paths(paths, in: folder)
+        return try Row.fetchAll(db, sql: "SELECT * FROM local_files WHERE \(these)", arguments: arguments).map(Self.decode)
     }
 
     /// How `put` wrote a record, which tells what the path's chunk listing needs

@@ -36,9 +36,9 @@ extension JournalStore {
             // deletes leave) goes back to pending for one more run.
             var deleted = Set<String>()
             for slice in IndexSQL.slices(done) {
-                deleted.formUnion(try String.fetchAll(
-                    db, sql: "DELETE FROM journal WHERE folder_id = ? AND dirty = 0 AND path IN (\(IndexSQL.marks(slice.count))) RETURNING path",
-                    arguments: StatementArguments([folder] + Array(slice))))
+                let (these, arguments) = IndexSQL.paths(slice, in: folder)
+                deleted.formUnion(
+                    try String.fetchAll(db, sql: "DELETE FROM journal WHERE \(these) AND dirty = 0 RETURNING path", arguments: arguments))
             }
             for path in done where !deleted.contains(path) {
                 if try String.fetchOne(rerun, arguments: [folder, path]) != nil { again.insert(path) }

@@ -47,9 +47,8 @@ extension JournalStore {
         return try pool.read { db in
             var found = Set<String>()
             for slice in IndexSQL.slices(paths) {
-                let rows = try String.fetchCursor(
-                    db, sql: "SELECT path FROM journal WHERE folder_id = ? AND path IN (\(IndexSQL.marks(slice.count)))",
-                    arguments: StatementArguments([folder] + Array(slice)))
+                let (these, arguments) = IndexSQL.paths(slice, in: folder)
+                let rows = try String.fetchCursor(db, sql: "SELECT path FROM journal WHERE \(these)", arguments: arguments)
                 while let path = try rows.next() { found.insert(path) }
             }
             return found

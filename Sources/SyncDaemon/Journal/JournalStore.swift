@@ -98,9 +98,8 @@ public struct JournalStore: Sendable {
             }
             // Marked a few hundred at a time (one statement each, not one per op).
             for slice in IndexSQL.slices(ops.map(\.path)) {
-                try db.execute(
-                    sql: "UPDATE journal SET state = 'running' WHERE folder_id = ? AND path IN (\(IndexSQL.marks(slice.count)))",
-                    arguments: StatementArguments([folder] + Array(slice)))
+                let (these, arguments) = IndexSQL.paths(slice, in: folder)
+                try db.execute(sql: "UPDATE journal SET state = 'running' WHERE \(these)", arguments: arguments)
             }
             return ops
         }
