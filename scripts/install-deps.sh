@@ -6,7 +6,9 @@ set -euo pipefail
 # bsdutils: util-linux `script`, the pseudo-terminal LiveStatusTests run `status --watch` in.
 # postgresql: the server the PostgreSQL metadata tests start as a throwaway cluster
 # (initdb + pg_ctl in a temp dir, on a free port of 127.0.0.1; TestSupport's PostgresServer).
-packages=(libinotifytools0-dev libsqlite3-dev pkg-config openssl bsdutils binutils file postgresql)
+# gdb: scripts/run-bounded.sh prints a hung test process's threads with it (the toolchain's
+# lldb needs a libpython Debian 12 does not have).
+packages=(libinotifytools0-dev libsqlite3-dev pkg-config openssl bsdutils binutils file postgresql gdb)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

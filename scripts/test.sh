@@ -17,16 +17,21 @@ swift build --build-tests
 if [ "$#" -gt 0 ]; then
   exec swift test --skip-build "$@"
 fi
-swift test --skip-build --skip EndToEndTests
-swift test --skip-build --filter EndToEndTests
+# Each test run is bounded (scripts/run-bounded.sh): a run that hangs is stopped with the
+# process tree and the test process's threads printed, well inside CI's time. The limits are
+# about four times what a run takes on 2 cores (in-process ~1 min, end-to-end ~2.5 min,
+# the release install ~6 min), and all of them together fit in CI's 90 minutes.
+bounded() { scripts/run-bounded.sh "$@"; }
+bounded 420 swift test --skip-build --skip EndToEndTests
+bounded 600 swift test --skip-build --filter EndToEndTests
 # The same end-to-end suites with every server's metadata in PostgreSQL (a throwaway cluster
 # the tests start on 127.0.0.1: TestSupport's PostgresServer), except servers a test pins
 # (`storage copy`'s SQLite sources, several instances on one database).
-SYNCD_TEST_SERVER_METADATA=postgres swift test --skip-build --filter EndToEndTests
+SYNCD_TEST_SERVER_METADATA=postgres bounded 600 swift test --skip-build --filter EndToEndTests
 # Again with their packs in S3 too (one moto server and bucket for the run, a prefix per
 # server: TestSupport's SharedMotoBucket), except servers that name their own blobs: the
 # scale-out configuration through the whole suite.
-SYNCD_TEST_SERVER_METADATA=postgres SYNCD_TEST_SERVER_BLOBS=s3 swift test --skip-build --filter EndToEndTests
+SYNCD_TEST_SERVER_METADATA=postgres SYNCD_TEST_SERVER_BLOBS=s3 bounded 600 swift test --skip-build --filter EndToEndTests
 # The self-contained release: scripts/install.sh into a temporary prefix, checked (ldd,
 # an empty environment, completions, man pages, a file synced with the installed binaries).
-scripts/check-install.sh
+bounded 1500 scripts/check-install.sh

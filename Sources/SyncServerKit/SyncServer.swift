@@ -144,10 +144,7 @@ public final class SyncServer: Sendable {
         if handleSignals { services.append(await ReloadService.trapping(notifier: systemd, reload: onReload)) }
         if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
-            configuration: .init(
-                services: services,
-                gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
-                logger: logger))
+            configuration: .stoppingWithin(services: services, signals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
         do {
             try await group.run()
         } catch {

@@ -41,7 +41,7 @@ struct DefaultPathsTests {
         syncd.environment = environment
         syncd.standardOutput = FileHandle.nullDevice
         syncd.standardError = FileHandle.nullDevice
-        try syncd.run()
+        try Spawning.exclusively { try syncd.run() }
         defer { _ = syncd.end(hard: false) }
 
         let socket = home + "/state/syncd/syncd.sock"

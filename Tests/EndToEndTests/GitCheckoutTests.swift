@@ -60,19 +60,12 @@ struct Git {
     let directory: String
 
     func callAsFunction(_ arguments: String...) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid",
-                       "-c", "commit.gpgsign=false"] + arguments
-        p.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw TestFailure("git \(arguments.joined(separator: " ")) failed: \(String(decoding: output, as: UTF8.self))")
+        let said = try Process.capture(
+            "/usr/bin/env",
+            ["git", "-C", directory, "-c", "user.name=Test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"]
+                + arguments)
+        guard said.status == 0 else {
+            throw TestFailure("git \(arguments.joined(separator: " ")) failed: \(said.out)\(said.err)")
         }
     }
 }

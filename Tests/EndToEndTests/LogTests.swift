@@ -32,7 +32,7 @@ struct LogTests {
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         follow.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let seen = { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
-        try follow.run()
+        try Spawning.exclusively { try follow.run() }
         defer { _ = follow.end(hard: false) }
         // Its first answer (the newest event) is printed: it follows from there.
         try await eventually("syncctl log -f printed the newest event") { !seen().isEmpty }

@@ -89,7 +89,10 @@ func run(_ executable: String, _ arguments: String...) -> Int32 {
     p.arguments = arguments
     p.standardOutput = FileHandle.nullDevice
     p.standardError = FileHandle.nullDevice
-    do { try p.run() } catch { return -1 }
-    p.waitUntilExit()
+    do { try Spawning.exclusively { try p.run() } } catch { return -1 }
+    guard p.waitForExit(within: .seconds(60)) else {
+        _ = p.end(hard: true)
+        return -1
+    }
     return p.terminationStatus
 }

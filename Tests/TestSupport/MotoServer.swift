@@ -24,10 +24,13 @@ public final class MotoServer: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
-        let log = Pipe()
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = log
-        try process.run()
+        let log = try Spawning.exclusively {
+            let log = Pipe()
+            process.standardError = log
+            try process.run()
+            return log
+        }
         let server = MotoServer(port: port, process: process)
         let deadline = ContinuousClock.now + .seconds(30)
         while !canConnect(port: port) {
@@ -47,7 +50,7 @@ public final class MotoServer: @unchecked Sendable {
     public func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        _ = process.waitForExit(within: .seconds(30))
     }
 
     static func canConnect(port: Int) -> Bool {

@@ -95,7 +95,7 @@ public final class PostgresServer: Sendable {
     /// Runs a program to its end; a failure says what it printed (and the server's log).
     /// posix_spawn and waitpid, not Foundation's Process: its `waitUntilExit` was seen never
     /// to return after `pg_ctl start`, whose server lives on. Only stdin, stdout and stderr are
-    /// inherited.
+    /// inherited; at most 180 s.
     static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], log: String? = nil) throws {
         let output = NSTemporaryDirectory() + "syncd-test-pg-run-\(UUID().uuidString.prefix(8))"
         defer { unlink(output) }
@@ -115,9 +115,23 @@ public final class PostgresServer: Sendable {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, program, &actions, nil, argv, envp)
         guard spawned == 0 else { throw TestFailure("cannot run \(program): errno \(spawned)") }
+        // Polled with a deadline: a program that hangs (createdb against a server that
+        // stopped answering) fails the test instead of parking one of the pool's threads.
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw TestFailure("waitpid \(program): errno \(errno)") }
+        let deadline = ContinuousClock.now + .seconds(180)
+        while true {
+            let ended = waitpid(pid, &status, WNOHANG)
+            if ended == pid { break }
+            if ended < 0 {
+                guard errno == EINTR else { throw TestFailure("waitpid \(program): errno \(errno)") }
+                continue
+            }
+            guard ContinuousClock.now < deadline else {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                throw TestFailure("\(program) \(arguments.joined(separator: " ")) kept running past 180 s")
+            }
+            usleep(10_000)
         }
         guard status != 0 else { return }
         let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""

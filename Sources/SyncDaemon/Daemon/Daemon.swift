@@ -96,7 +96,7 @@ public enum Daemon {
         }
         if let systemd { services.append(SystemdWatchdog(notifier: systemd)) }
         let group = ServiceGroup(
-            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .stoppingWithin(services: services, signals: [.sigterm, .sigint], logger: logger))
         logger.info("syncd started", metadata: ["version": "\(version)", "folders": "\(engines.count)"])
         try await group.run()
     }

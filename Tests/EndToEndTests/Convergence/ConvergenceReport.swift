@@ -57,14 +57,14 @@ extension ConvergenceRun {
 /// index has no public listing of them).
 func journalDump(_ database: String) -> String {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return "  (no /usr/bin/sqlite3)" }
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    p.arguments = ["-readonly", database, "SELECT path, state, dirty, attempts, last_error FROM journal ORDER BY path"]
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = out
-    do { try p.run() } catch { return "  (sqlite3: \(error))" }
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
+    let text: String
+    do {
+        let said = try Process.capture(
+            "/usr/bin/sqlite3", ["-readonly", database, "SELECT path, state, dirty, attempts, last_error FROM journal ORDER BY path"],
+            timeout: .seconds(30))
+        text = said.out + said.err
+    } catch {
+        return "  (sqlite3: \(error))"
+    }
     return text.isEmpty ? "  (empty)" : text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
 }

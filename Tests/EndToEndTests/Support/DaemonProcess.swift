@@ -75,7 +75,7 @@ final class DaemonProcess: @unchecked Sendable {
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
         p.standardError = log
-        try p.run()
+        try Spawning.exclusively { try p.run() }
         process = p
         guard waitUntilRunning else { return }
         do {

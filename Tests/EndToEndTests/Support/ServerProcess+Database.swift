@@ -12,7 +12,11 @@ extension ServerProcess {
     func sql(_ sql: String) throws -> [[String]] {
         if let url = postgresURL {
             let psql = try PostgresServer.shared().binaries + "/psql"
-            let result = try Process.capture(psql, [url, "-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-1", "-c", sql])
+            // Bounded like the SQLite side's busy timeout: a row the server holds is waited
+            // for 10 s, not for ever.
+            let result = try Process.capture(
+                psql, [url, "-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-1", "-c", sql],
+                environment: ["PGCONNECT_TIMEOUT": "10", "PGOPTIONS": "-c lock_timeout=10s -c statement_timeout=60s"])
             guard result.status == 0 else { throw TestFailure("psql failed: \(result.err)\n\(sql)") }
             return result.out.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         }

@@ -108,7 +108,7 @@ final class ServerProcess: @unchecked Sendable {
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/server.log"))
         log.seekToEndOfFile()
         p.standardError = log
-        try p.run()
+        try Spawning.exclusively { try p.run() }
         process = p
         guard waitUntilHealthy else { return }
         try await eventually("sync-server answers on \(url)") { await self.healthy() }

@@ -18,13 +18,16 @@ final class WatchedProcess: Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = input
+        let (out, err, input) = try Spawning.exclusively {
+            let out = Pipe(), err = Pipe(), input = Pipe()
+            p.standardOutput = out
+            p.standardError = err
+            p.standardInput = input
+            try p.run()
+            return (out, err, input)
+        }
         process = p
         self.input = input
-        try p.run()
         Self.gather(out.fileHandleForReading, into: gathered)
         Self.gather(err.fileHandleForReading, into: errors)
     }
@@ -35,6 +38,7 @@ final class WatchedProcess: Sendable {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let n = read(fd, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 sink.data.withLock { $0.append(contentsOf: buffer[0..<n]) }
             }
@@ -63,7 +67,6 @@ final class WatchedProcess: Sendable {
             _ = process.end(hard: true)
             throw TestFailure("\(error)\n--- stdout tail:\n\(output.suffix(2000))\n--- stderr:\n\(errorOutput.suffix(2000))")
         }
-        process.waitUntilExit()
         return process.terminationStatus
     }
 
