@@ -68,10 +68,36 @@ final class PostgresMetadataStore: Sendable {
         do { try await connection.close() } catch { logger.debug("closing the migration connection: \(error)") }
     }
 
-    /// Closes every connection.
+    /// How long `shutdown` waits for the pool's connections to close.
+    static let closeLimit: Duration = .seconds(10)
+
+    /// Closes every connection, waiting at most `closeLimit`: a connection still leased (a
+    /// request abandoned when the server stopped) must not keep the process from ending. Its
+    /// work was not acknowledged, so nothing is lost when the process ends under it.
     func shutdown() async {
         runner.cancel()
-        await runner.value
+        if await !Self.waitForEnd(of: runner, atMost: Self.closeLimit) {
+            logger.warning("PostgreSQL connections still open \(Self.closeLimit) after the stop; leaving them to the process's end")
+        }
+    }
+
+    /// True once `task` has ended; false if it still runs after `limit` (it is left running:
+    /// waiting for a task's value does not end on cancellation, so this races it with a timer).
+    static func waitForEnd(of task: Task<Void, Never>, atMost limit: Duration) async -> Bool {
+        let (outcome, report) = AsyncStream<Bool>.makeStream()
+        Task {
+            await task.value
+            report.yield(true)
+        }
+        let timer = Task {
+            do { try await Task.sleep(for: limit) } catch { return }
+            report.yield(false)
+        }
+        var first = outcome.makeAsyncIterator()
+        let ended = await first.next() ?? false
+        timer.cancel()
+        report.finish()
+        return ended
     }
 
     var accounts: PostgresAccountStore { PostgresAccountStore(store: self) }
