@@ -7,7 +7,7 @@ import TestSupport
 @Suite struct CommandLineTests {
     @Test(arguments: ["syncd", "syncctl", "sync-server"])
     func versionIsTheProducts(_ program: String) throws {
-        let run = try Process.capture(try Binaries.path(program), ["--version"])
+        let run = try Child.capture(try Binaries.path(program), ["--version"])
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.trimmingCharacters(in: .whitespacesAndNewlines) == ProductVersion.current)
     }

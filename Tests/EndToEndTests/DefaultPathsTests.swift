@@ -35,21 +35,15 @@ struct DefaultPathsTests {
         environment["XDG_CONFIG_HOME"] = home + "/cfg"
         environment["XDG_STATE_HOME"] = home + "/state"
 
-        let syncd = Process()
-        syncd.executableURL = URL(fileURLWithPath: try Binaries.path("syncd"))
-        syncd.arguments = []
-        syncd.environment = environment
-        syncd.standardOutput = FileHandle.nullDevice
-        syncd.standardError = FileHandle.nullDevice
-        try Spawning.exclusively { try syncd.run() }
-        defer { _ = syncd.end(hard: false) }
+        let syncd = try Child.spawn(try Binaries.path("syncd"), [], environment: environment)
+        defer { syncd.end(hard: false) }
 
         let socket = home + "/state/syncd/syncd.sock"
         try await eventually("syncd listens under XDG_STATE_HOME") { FileManager.default.fileExists(atPath: socket) }
         try writeFile(folder + "/a.txt", "hello\n")
         var last = ""
         try await eventually("syncctl, with no flags, shows the folder idle with a.txt sent") {
-            let run = try Process.capture(try Binaries.path("syncctl"), ["status", "--json"], environment: environment)
+            let run = try Child.capture(try Binaries.path("syncctl"), ["status", "--json"], environment: environment)
             last = run.out + run.err
             guard run.status == 0, let report = try? JSONDecoder().decode(StatusReport.self, from: Data(run.out.utf8)),
                 let docs = report.folders.first(where: { $0.id == "docs" })

@@ -17,7 +17,7 @@ struct DeviceAdminTests {
         _ = try await client.tree(folder: "docs")
 
         // A second "laptop" is refused with a sentence, and nothing is created.
-        let duplicate = try Process.capture(
+        let duplicate = try Child.capture(
             try Binaries.path("sync-server"), ["device", "add", "--name", "laptop", "--folder", "docs", "--config", server.configPath])
         #expect(duplicate.status != 0)
         #expect(duplicate.err.contains("a device named 'laptop' already exists"))

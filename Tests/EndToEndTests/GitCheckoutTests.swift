@@ -60,7 +60,7 @@ struct Git {
     let directory: String
 
     func callAsFunction(_ arguments: String...) throws {
-        let said = try Process.capture(
+        let said = try Child.capture(
             "/usr/bin/env",
             ["git", "-C", directory, "-c", "user.name=Test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"]
                 + arguments)

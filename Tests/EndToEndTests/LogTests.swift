@@ -25,15 +25,12 @@ struct LogTests {
         for line in json { #expect(throws: Never.self) { try JSONDecoder().decode(LogEntry.self, from: Data(line.utf8)) } }
 
         // -f: new events are printed as they happen.
-        let follow = Process()
-        follow.executableURL = URL(fileURLWithPath: try Binaries.path("syncctl"))
-        follow.arguments = ["--socket", a.socketPath, "log", "-f", "-n", "1"]
         let outPath = a.dir + "/follow.out"
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        follow.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let seen = { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
-        try Spawning.exclusively { try follow.run() }
-        defer { _ = follow.end(hard: false) }
+        let follow = try Child.spawn(
+            try Binaries.path("syncctl"), ["--socket", a.socketPath, "log", "-f", "-n", "1"], stdout: .file(outPath))
+        defer { follow.end(hard: false) }
         // Its first answer (the newest event) is printed: it follows from there.
         try await eventually("syncctl log -f printed the newest event") { !seen().isEmpty }
         let firstLines = seen().split(separator: "\n").count

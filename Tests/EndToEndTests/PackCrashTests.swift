@@ -124,7 +124,7 @@ struct PackCrashTests {
 
         // Bit rot in the middle of the only record of the only pack (a file, or an object).
         _ = try await server.damageOnlyPack(at: 40 + 5_000, with: [0xff, 0x00, 0xff])
-        let result = try Process.capture(try Binaries.path("sync-server"), ["storage", "check", "--config", server.configPath])
+        let result = try Child.capture(try Binaries.path("sync-server"), ["storage", "check", "--config", server.configPath])
         #expect(result.status == 1)
         #expect(result.out.contains("docs/notes/a.bin rev 1: chunk \(hash): damaged"), "\(result.out)")
         #expect(result.err.contains("1 of 1 referenced chunk(s) missing or damaged"), "\(result.err)")

@@ -84,14 +84,9 @@ struct RootGuardTests {
 /// Runs a command, returns its exit status.
 @discardableResult
 func run(_ executable: String, _ arguments: String...) -> Int32 {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: executable)
-    p.arguments = arguments
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    do { try Spawning.exclusively { try p.run() } } catch { return -1 }
+    guard let p = try? Child.spawn(executable, arguments) else { return -1 }
     guard p.waitForExit(within: .seconds(60)) else {
-        _ = p.end(hard: true)
+        p.end(hard: true)
         return -1
     }
     return p.terminationStatus

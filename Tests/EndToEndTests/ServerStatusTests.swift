@@ -36,19 +36,19 @@ struct ServerStatusTests {
 
         // A folder with files needs --yes; then it is gone, with its history.
         let sync = try Binaries.path("sync-server")
-        let refused = try Process.capture(sync, ["folder", "remove", "docs", "--config", server.configPath])
+        let refused = try Child.capture(sync, ["folder", "remove", "docs", "--config", server.configPath])
         #expect(refused.status == 1)
         #expect(refused.err.contains("folder docs holds 3 file(s) (6.0 KiB) and their history"), "\(refused.err)")
-        let removed = try Process.capture(sync, ["folder", "remove", "docs", "--yes", "--config", server.configPath])
+        let removed = try Child.capture(sync, ["folder", "remove", "docs", "--yes", "--config", server.configPath])
         #expect(removed.status == 0, "\(removed.err)")
         #expect(removed.err.contains("removed folder docs (3 file(s), 6.0 KiB, rev 3)"), "\(removed.err)")
         #expect(try server.admin(["folder", "list"]).contains("docs") == false)
         await #expect(throws: RemoteError.self) { _ = try await client.changes(folder: "docs", since: 0) }
         // An empty folder goes without --yes.
-        #expect(try Process.capture(sync, ["folder", "remove", "empty", "--config", server.configPath]).status == 0)
+        #expect(try Child.capture(sync, ["folder", "remove", "empty", "--config", server.configPath]).status == 0)
 
         server.stop()
-        let stopped = try Process.capture(sync, ["status", "--config", server.configPath])
+        let stopped = try Child.capture(sync, ["status", "--config", server.configPath])
         #expect(stopped.status == 3)
         #expect(stopped.out.contains("nothing listens on 127.0.0.1:\(server.port)"), "\(stopped.out)")
     }

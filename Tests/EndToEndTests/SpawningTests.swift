@@ -1,68 +1,54 @@
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
 
-/// The tests' own plumbing: a child started through `Spawning` holds no descriptor of another
-/// test's child (docs/decisions/0030). Foundation's `Process` leaks a pipe made by another
-/// thread while it starts a child; a watchdog that lived as long as the test process and held
-/// such a pipe made a test wait for ever on it.
+/// The tests' own way of running programs (`Child`, docs/decisions/0030): a child holds its
+/// three standard streams and nothing else of the test process, and what it said and how it
+/// ended come back.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct SpawningTests {
-    private final class Flag: Sendable {
-        let raised = Atomic<Bool>(false)
+    @Test func aChildHoldsOnlyItsStandardStreams() throws {
+        // Made the way Foundation's pipes and SwiftNIO's sockets are: not close-on-exec.
+        var ends: [Int32] = [0, 0]
+        guard Glibc.pipe(&ends) == 0 else { throw TestFailure("pipe: errno \(errno)") }
+        defer { ends.forEach { close($0) } }
+        let child = try Child.spawn("/bin/sleep", ["30"])
+        defer { child.end(hard: true) }
+        let held = try Self.descriptors(of: child.processIdentifier)
+        #expect(held.filter { $0.fd <= 2 }.map(\.target) == ["/dev/null", "/dev/null", "/dev/null"])
+        let inherited = held.filter { $0.target.hasPrefix("pipe:") || $0.target.hasPrefix("socket:") }
+        #expect(inherited.isEmpty, "the child holds \(inherited)")
     }
 
-    @Test func aChildStartedHereHoldsNoPipeOfAChildStartedMeanwhile() throws {
-        // Another "test" starts short children with pipes as fast as it can.
-        let done = Flag()
-        let failures = Mutex<[String]>([])
-        let other = Thread {
-            while !done.raised.load(ordering: .relaxed) {
-                do {
-                    _ = try Process.capture("/bin/true", [], timeout: .seconds(30))
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                }
-            }
-        }
-        other.start()
-        defer { done.raised.store(true, ordering: .relaxed) }
+    @Test func whatAChildSaidAndHowItEndedComeBack() throws {
+        let said = try Child.capture("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"])
+        #expect(said.status == 3 && said.out == "out\n" && said.err == "err\n")
 
-        // This one starts long-lived children and looks at what each holds.
-        var leaks: [String] = []
-        for _ in 0..<300 {
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: "/bin/sleep")
-            child.arguments = ["30"]
-            child.standardInput = FileHandle.nullDevice
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try Spawning.exclusively { try child.run() }
-            let held = try Self.descriptors(of: child.processIdentifier)
-            _ = child.end(hard: true)
-            // Its own: /dev/null three times, and the socket through which Foundation sees it end.
-            let pipes = held.filter { $0.hasPrefix("pipe:") }
-            let sockets = held.filter { $0.hasPrefix("socket:") }
-            if !pipes.isEmpty || sockets.count > 1 {
-                leaks.append("pid \(child.processIdentifier) holds \(held.sorted())")
-            }
-        }
-        #expect(leaks.isEmpty, "\(leaks.count) of 300 children held a descriptor they were not given: \(leaks.prefix(5))")
-        #expect(failures.withLock { $0 }.isEmpty)
+        let killed = try Child.spawn("/bin/sleep", ["30"])
+        #expect(killed.isRunning)
+        killed.signal(SIGKILL)
+        #expect(killed.waitForExit(within: .seconds(30)))
+        #expect(killed.terminationReason == .uncaughtSignal && killed.terminationStatus == SIGKILL)
+        #expect(!killed.end(hard: false), "an ended child is not ended again")
     }
 
-    /// What each open descriptor of a process points at (`pipe:[…]`, `socket:[…]`, a path).
-    /// One that closed meanwhile is left out: the program opens and closes files as it starts
-    /// (its locale), while a descriptor it inherited stays open.
-    static func descriptors(of pid: pid_t) throws -> [String] {
+    @Test func aChildThatDoesNotEndInTimeIsKilledAndReported() throws {
+        let started = ContinuousClock.now
+        #expect(throws: TestFailure.self) { try Child.capture("/bin/sleep", ["30"], timeout: .milliseconds(300)) }
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    /// Each open descriptor of a process and what it points at (`pipe:[…]`, `socket:[…]`, a
+    /// path), in descriptor order. One that closed meanwhile is left out: a program opens and
+    /// closes files as it starts (its locale), while one it inherited stays open.
+    static func descriptors(of pid: pid_t) throws -> [(fd: Int, target: String)] {
         let directory = "/proc/\(pid)/fd"
-        return try FileManager.default.contentsOfDirectory(atPath: directory).compactMap { fd in
+        return try FileManager.default.contentsOfDirectory(atPath: directory).compactMap { name in
             var target = [CChar](repeating: 0, count: 256)
-            let n = readlink(directory + "/" + fd, &target, target.count - 1)
+            let n = readlink(directory + "/" + name, &target, target.count - 1)
             if n < 0 && errno == ENOENT { return nil }
-            guard n >= 0 else { throw TestFailure("readlink \(directory)/\(fd): errno \(errno)") }
-            return String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+            guard n >= 0, let fd = Int(name) else { throw TestFailure("readlink \(directory)/\(name): errno \(errno)") }
+            return (fd, String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }.sorted { $0.fd < $1.fd }
     }
 }

@@ -62,7 +62,7 @@ struct TLSTests {
             tls_cert = "\(one.serverCertificate)"
             tls_key = "\(other.serverKey)"
             """)
-        let run = try Process.runToExit(try Binaries.path("sync-server"), ["serve", "--config", config])
+        let run = try Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", config])
         #expect(run.status != 0)
         #expect(run.err.contains(one.serverCertificate) && run.err.contains(other.serverKey), "\(run.err)")
         #expect(run.err.contains("belong together"), "\(run.err)")

@@ -16,7 +16,7 @@ enum DetachedShell {
         for fd: Int32 in [0, 1, 2] {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
         }
-        clinux_spawn_closefrom(&actions, 3)
+        guard clinux_spawn_closefrom(&actions, 3) == 0 else { throw TestFailure("cannot keep descriptors from a watchdog shell") }
         let arguments = ["/usr/bin/setsid", "/bin/sh", "-c", script]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

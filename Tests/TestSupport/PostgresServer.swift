@@ -92,52 +92,28 @@ public final class PostgresServer: Sendable {
         try Self.run(program, arguments, environment: environment, log: directory + "/log")
     }
 
-    /// Runs a program to its end; a failure says what it printed (and the server's log).
-    /// posix_spawn and waitpid, not Foundation's Process: its `waitUntilExit` was seen never
-    /// to return after `pg_ctl start`, whose server lives on. Only stdin, stdout and stderr are
-    /// inherited; at most 180 s.
+    /// Runs a program to its end, at most 180 s; a failure says what it printed (and the
+    /// server's log). A `Child`: `pg_ctl start`'s server lives on, and it must hold nothing
+    /// of this process (a test's HTTP connection would never close).
     static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], log: String? = nil) throws {
         let output = NSTemporaryDirectory() + "syncd-test-pg-run-\(UUID().uuidString.prefix(8))"
         defer { unlink(output) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else of this process goes along: pg_ctl's server lives on, and a socket it
-        // inherited (a test's HTTP connection) would never close.
-        clinux_spawn_closefrom(&actions, 3)
-        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        let envp = env.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw TestFailure("cannot run \(program): errno \(spawned)") }
-        // Polled with a deadline: a program that hangs (createdb against a server that
-        // stopped answering) fails the test instead of parking one of the pool's threads.
-        var status: Int32 = 0
-        let deadline = ContinuousClock.now + .seconds(180)
-        while true {
-            let ended = waitpid(pid, &status, WNOHANG)
-            if ended == pid { break }
-            if ended < 0 {
-                guard errno == EINTR else { throw TestFailure("waitpid \(program): errno \(errno)") }
-                continue
-            }
-            guard ContinuousClock.now < deadline else {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                throw TestFailure("\(program) \(arguments.joined(separator: " ")) kept running past 180 s")
-            }
-            usleep(10_000)
+        let child = try Child.spawn(
+            program, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            stdout: .file(output), stderr: .file(output))
+        // A program that hangs (createdb against a server that stopped answering) fails the
+        // test instead of parking one of the pool's threads.
+        guard child.waitForExit(within: .seconds(180)) else {
+            child.signal(SIGKILL)
+            _ = child.waitForExit(within: .seconds(30))
+            throw TestFailure("\(program) \(arguments.joined(separator: " ")) kept running past 180 s")
         }
-        guard status != 0 else { return }
+        guard child.terminationReason != .exit || child.terminationStatus != 0 else { return }
         let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let logged = log.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
         throw TestFailure(
-            "\(program) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(said.suffix(1500))\n\(logged.suffix(1500))")
+            "\(program) \(arguments.joined(separator: " ")) failed (\(child.terminationReason) \(child.terminationStatus)): "
+                + "\(said.suffix(1500))\n\(logged.suffix(1500))")
     }
 
     /// `/usr/lib/postgresql/<newest>/bin`.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The failure report: everything needed to understand a seed without running it again.
 extension ConvergenceRun {
@@ -59,7 +60,7 @@ func journalDump(_ database: String) -> String {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return "  (no /usr/bin/sqlite3)" }
     let text: String
     do {
-        let said = try Process.capture(
+        let said = try Child.capture(
             "/usr/bin/sqlite3", ["-readonly", database, "SELECT path, state, dirty, attempts, last_error FROM journal ORDER BY path"],
             timeout: .seconds(30))
         text = said.out + said.err

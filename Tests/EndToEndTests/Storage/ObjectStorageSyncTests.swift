@@ -68,7 +68,7 @@ struct ObjectStorageSyncTests {
             access_key_id = "k"
             secret_access_key = "s"
             """)
-        let run = try Process.runToExit(try Binaries.path("sync-server"), ["serve", "--config", server.configPath], timeout: 30)
+        let run = try Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", server.configPath], timeout: 30)
         #expect(run.status == 1)
         #expect(run.err.contains("cannot check the packs in s3://no-such-bucket/x/"), "\(run.err)")
         #expect(run.err.contains("404 NoSuchBucket"), "\(run.err)")

@@ -76,7 +76,7 @@ struct SeveralInstancesTests {
         // A server keeping its packs anywhere else is refused: it would take those rows for lost.
         let elsewhere = try ServerProcess(dir: try tmp.sub("elsewhere"), pinnedMetadata: true)
         try elsewhere.writeConfig(storage: "metadata = \"\(database)\"\n" + bucket.storageConfig(prefix: "other"))
-        let refused = try Process.runToExit(try Binaries.path("sync-server"), ["serve", "--config", elsewhere.configPath], timeout: 30)
+        let refused = try Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", elsewhere.configPath], timeout: 30)
         #expect(refused.status == 1 && refused.err.contains("this database's packs are in s3://"), "\(refused.err)")
         #expect(try two.sql("SELECT count(*) FROM chunk_index").first?.first != "0", "nothing of the index was dropped")
     }

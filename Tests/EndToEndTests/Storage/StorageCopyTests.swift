@@ -10,7 +10,7 @@ import TestSupport
 struct StorageCopyTests {
     /// `storage copy` from one server's config to the other's; its stdout.
     static func copy(from old: ServerProcess, to new: ServerProcess) throws -> String {
-        let run = try Process.capture(
+        let run = try Child.capture(
             try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
         guard run.status == 0 else { throw TestFailure("storage copy failed: \(run.err)") }
         return run.out.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -42,7 +42,7 @@ struct StorageCopyTests {
         // leaves its mark; one pack is already in the bucket, as if copied before that.
         try new.writeConfig(storage: bucket.storageConfig(prefix: "moved").replacingOccurrences(
             of: moto.endpoint, with: "http://127.0.0.1:\(try freePort())"))
-        let interrupted = try Process.capture(
+        let interrupted = try Child.capture(
             try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
         #expect(interrupted.status == 1)
         #expect(interrupted.err.contains("no answer from"), "\(interrupted.err)")
@@ -56,7 +56,7 @@ struct StorageCopyTests {
         let objects = try await s3.list(prefix: "moved/packs/")
         #expect(objects.count == packs.count)
         // Done: the new data directory now holds a server's data, a second copy is refused.
-        let second = try Process.capture(
+        let second = try Child.capture(
             try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
         #expect(second.status == 1)
         #expect(second.err.contains("already exists: storage copy fills a new data directory only"), "\(second.err)")
@@ -96,7 +96,7 @@ struct StorageCopyTests {
         // Interrupted: the metadata went in, the bucket cannot be reached.
         try new.writeConfig(storage: "metadata = \"\(database)\"\n" + bucket.storageConfig(prefix: "pg").replacingOccurrences(
             of: moto.endpoint, with: "http://127.0.0.1:\(try freePort())"))
-        let interrupted = try Process.capture(
+        let interrupted = try Child.capture(
             try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
         #expect(interrupted.status == 1)
         #expect(interrupted.err.contains("no answer from"), "\(interrupted.err)")
@@ -107,7 +107,7 @@ struct StorageCopyTests {
         let log = try String(contentsOfFile: new.dir + "/server.log", encoding: .utf8)
         #expect(log.contains("storage copy` from \(old.dir)/data into this server's storage has not finished"), "\(log)")
         // Nor does a storage round or check run on it.
-        let gc = try Process.capture(try Binaries.path("sync-server"), ["storage", "gc", "--config", new.configPath])
+        let gc = try Child.capture(try Binaries.path("sync-server"), ["storage", "gc", "--config", new.configPath])
         #expect(gc.status == 1 && gc.err.contains("has not finished"), "\(gc.err)")
 
         let copy = try Self.copy(from: old, to: new)
@@ -116,7 +116,7 @@ struct StorageCopyTests {
         // Where the packs went is recorded: a server configured with another place is refused.
         #expect(try new.sql("SELECT location FROM pack_location").first?.first?.contains("s3://\(bucket.name)/pg/") == true)
         #expect(try new.sql("SELECT rev FROM folders WHERE id = 'docs'") == [[head]])
-        let second = try Process.capture(
+        let second = try Child.capture(
             try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
         #expect(second.status == 1)
         #expect(second.err.contains("already holds a server's data (or a server has started on it)"), "\(second.err)")
@@ -126,7 +126,7 @@ struct StorageCopyTests {
         try used.writeConfig(storage: "metadata = \"\(usedDatabase)\"")
         try await used.start()
         used.stop()
-        let refused = try Process.capture(
+        let refused = try Child.capture(
             try Binaries.path("sync-server"), ["storage", "copy", "--from", old.configPath, "--to", used.configPath])
         #expect(refused.status == 1)
         #expect(refused.err.contains("or a server has started on it"), "\(refused.err)")
@@ -170,7 +170,7 @@ struct StorageCopyTests {
         let new = try ServerProcess(dir: try tmp.sub("new"), pinnedMetadata: true)
         try new.writeConfig(storage: bucket.storageConfig(prefix: "moved"))
         let sync = try Binaries.path("sync-server")
-        let damaged = try Process.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
+        let damaged = try Child.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", new.configPath])
         #expect(damaged.status == 1)
         #expect(damaged.err.contains("pack \(packDir)/\(pack) is damaged (1 chunk(s) do not match their hash"), "\(damaged.err)")
         #expect(try await bucket.packs(prefix: "moved").count == 0, "nothing of the damaged pack went up")
@@ -178,11 +178,11 @@ struct StorageCopyTests {
         // A target that already holds a server's data is refused (a server started on it).
         let used = try ServerProcess(dir: try tmp.sub("used"), pinnedMetadata: true)
         try used.admin(["folder", "add", "x"])
-        let refused = try Process.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", used.configPath])
+        let refused = try Child.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", used.configPath])
         #expect(refused.status == 1)
         #expect(refused.err.contains("already exists: storage copy fills a new data directory only"), "\(refused.err)")
         // The same data directory on both sides is refused.
-        let same = try Process.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", old.configPath])
+        let same = try Child.capture(sync, ["storage", "copy", "--from", old.configPath, "--to", old.configPath])
         #expect(same.status == 1)
         #expect(same.err.contains("give the new config a data_dir of its own"), "\(same.err)")
     }

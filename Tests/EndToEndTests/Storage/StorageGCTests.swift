@@ -33,10 +33,10 @@ struct StorageGCTests {
         defer { server.stop() }
         #expect(live.count == 200)
         let sync = try Binaries.path("sync-server")
-        let refused = try Process.capture(sync, ["storage", "gc", "--config", server.configPath], environment: Self.later)
+        let refused = try Child.capture(sync, ["storage", "gc", "--config", server.configPath], environment: Self.later)
         #expect(refused.status == 1)
         #expect(refused.err.contains("is in use by another sync-server process (pid"), "\(refused.err)")
-        let second = try Process.capture(sync, ["serve", "--config", server.configPath])
+        let second = try Child.capture(sync, ["serve", "--config", server.configPath])
         #expect(second.status == 1)
         #expect(second.err.contains("is in use by another sync-server process (pid"), "\(second.err)")
 

@@ -9,7 +9,7 @@ final class DaemonProcess: @unchecked Sendable {
     let folderID: String
     let configPath: String
     let socketPath: String
-    private var process: Process?
+    private var process: Child?
 
     /// `extraServerConfig`: more keys of the `[server]` table (e.g. `ca_file`); `extraDaemonConfig`
     /// of the `[daemon]` table (e.g. `metrics_listen`). `logLevel` "trace" logs each path's
@@ -54,28 +54,22 @@ final class DaemonProcess: @unchecked Sendable {
     /// `max_inotify_watches` is that low: the kernel's real ENOSPC, for this process only.
     /// `environment`: extra variables (e.g. a crash point, see `CrashPoint` in SyncDaemon).
     func start(waitUntilRunning: Bool = true, inotifyWatchLimit: Int? = nil, environment: [String: String] = [:]) async throws {
-        let p = Process()
-        if !environment.isEmpty {
-            p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
         let syncd = try Binaries.path("syncd")
+        let program: String, arguments: [String]
         if let limit = inotifyWatchLimit {
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-            p.arguments = [
+            program = "/usr/bin/unshare"
+            arguments = [
                 "--user", "--map-root-user", "sh", "-c",
                 #"echo \#(limit) > /proc/sys/user/max_inotify_watches && exec "$0" --config "$1""#, syncd, configPath,
             ]
         } else {
-            p.executableURL = URL(fileURLWithPath: syncd)
-            p.arguments = ["--config", configPath]
+            program = syncd
+            arguments = ["--config", configPath]
         }
-        p.standardOutput = FileHandle.nullDevice
-        let logPath = dir + "/syncd.log"
-        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        log.seekToEndOfFile()
-        p.standardError = log
-        try Spawning.exclusively { try p.run() }
+        // The log is appended to across restarts.
+        let p = try Child.spawn(
+            program, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            stderr: .file(dir + "/syncd.log"))
         process = p
         guard waitUntilRunning else { return }
         do {
@@ -116,7 +110,7 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// Runs the real `syncctl` against this daemon: (exit status, stdout, stderr).
     func syncctl(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
-        try Process.capture(try Binaries.path("syncctl"), ["--socket", socketPath] + arguments)
+        try Child.capture(try Binaries.path("syncctl"), ["--socket", socketPath] + arguments)
     }
 
     /// Waits until the folder is idle; on timeout the error shows the last status and the log tail.

@@ -14,7 +14,7 @@ extension ServerProcess {
             let psql = try PostgresServer.shared().binaries + "/psql"
             // Bounded like the SQLite side's busy timeout: a row the server holds is waited
             // for 10 s, not for ever.
-            let result = try Process.capture(
+            let result = try Child.capture(
                 psql, [url, "-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-1", "-c", sql],
                 environment: ["PGCONNECT_TIMEOUT": "10", "PGOPTIONS": "-c lock_timeout=10s -c statement_timeout=60s"])
             guard result.status == 0 else { throw TestFailure("psql failed: \(result.err)\n\(sql)") }

@@ -10,7 +10,7 @@ final class ServerProcess: @unchecked Sendable {
     let dir: String
     let port: Int
     let configPath: String
-    private var process: Process?
+    private var process: Child?
     /// Serving https with these test certificates (nil: plain http).
     let certificates: TestCertificates?
     /// A client that trusts the test CA, when serving https.
@@ -83,7 +83,7 @@ final class ServerProcess: @unchecked Sendable {
     /// Runs an admin verb and returns its stdout.
     @discardableResult
     func admin(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
-        let result = try Process.capture(try Binaries.path("sync-server"), arguments + ["--config", configPath], environment: environment)
+        let result = try Child.capture(try Binaries.path("sync-server"), arguments + ["--config", configPath], environment: environment)
         guard result.status == 0 else { throw TestFailure("sync-server \(arguments) failed: \(result.err)") }
         return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -97,18 +97,16 @@ final class ServerProcess: @unchecked Sendable {
     /// `environment`: extra variables (a crash point, a clock offset: see `ServerCrashPoint`
     /// and `ServerClock` in SyncServerKit). `waitUntilHealthy` false returns once it is launched.
     func start(environment: [String: String] = [:], waitUntilHealthy: Bool = true) async throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try Binaries.path("sync-server"))
-        p.arguments = ["serve", "--config", configPath]
-        p.environment = ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "debug"].merging(environment) { _, new in new }) {
-            _, new in new
+        // The log starts empty at each start.
+        guard FileManager.default.createFile(atPath: dir + "/server.log", contents: nil) else {
+            throw TestFailure("cannot create \(dir)/server.log")
         }
-        p.standardOutput = FileHandle.nullDevice
-        _ = FileManager.default.createFile(atPath: dir + "/server.log", contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/server.log"))
-        log.seekToEndOfFile()
-        p.standardError = log
-        try Spawning.exclusively { try p.run() }
+        let p = try Child.spawn(
+            try Binaries.path("sync-server"), ["serve", "--config", configPath],
+            environment: ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "debug"].merging(environment) { _, new in new }) {
+                _, new in new
+            },
+            stderr: .file(dir + "/server.log"))
         process = p
         guard waitUntilHealthy else { return }
         try await eventually("sync-server answers on \(url)") { await self.healthy() }

@@ -5,8 +5,8 @@ import TestSupport
 /// A process that keeps running (`syncctl status --watch`), its stdout gathered as it comes
 /// (a reader thread), its stdin a pipe the test may write to (a Ctrl-C through a terminal).
 final class WatchedProcess: Sendable {
-    private let process: Process
-    private let input: Pipe
+    private let process: Child
+    private let input: FileHandle
     private final class Sink: Sendable {
         let data = Mutex(Data())
         var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
@@ -15,25 +15,22 @@ final class WatchedProcess: Sendable {
     private let errors = Sink()
 
     init(_ executable: String, _ arguments: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let (out, err, input) = try Spawning.exclusively {
-            let out = Pipe(), err = Pipe(), input = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            p.standardInput = input
-            try p.run()
-            return (out, err, input)
+        let out = try Child.pipe(), err = try Child.pipe(), input = try Child.pipe()
+        let ends = [out.read, out.write, err.read, err.write, input.read, input.write]
+        do {
+            process = try Child.spawn(
+                executable, arguments, stdin: .descriptor(input.read), stdout: .descriptor(out.write), stderr: .descriptor(err.write))
+        } catch {
+            ends.forEach { close($0) }
+            throw error
         }
-        process = p
-        self.input = input
-        Self.gather(out.fileHandleForReading, into: gathered)
-        Self.gather(err.fileHandleForReading, into: errors)
+        [input.read, out.write, err.write].forEach { close($0) }
+        self.input = FileHandle(fileDescriptor: input.write, closeOnDealloc: true)
+        Self.gather(out.read, into: gathered)
+        Self.gather(err.read, into: errors)
     }
 
-    private static func gather(_ handle: FileHandle, into sink: Sink) {
-        let fd = handle.fileDescriptor
+    private static func gather(_ fd: Int32, into sink: Sink) {
         Thread {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
@@ -42,7 +39,7 @@ final class WatchedProcess: Sendable {
                 if n <= 0 { break }
                 sink.data.withLock { $0.append(contentsOf: buffer[0..<n]) }
             }
-            withExtendedLifetime(handle) {}
+            close(fd)
         }.start()
     }
 
@@ -53,10 +50,10 @@ final class WatchedProcess: Sendable {
     var pid: Int32 { process.processIdentifier }
 
     func type(_ text: String) {
-        input.fileHandleForWriting.write(Data(text.utf8))
+        input.write(Data(text.utf8))
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { process.signal(number) }
 
     /// The exit status once it ended by itself within `timeout`; a process still running then
     /// is killed and the test fails.

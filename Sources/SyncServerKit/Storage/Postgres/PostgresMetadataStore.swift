@@ -83,21 +83,25 @@ final class PostgresMetadataStore: Sendable {
 
     /// True once `task` has ended; false if it still runs after `limit` (it is left running:
     /// waiting for a task's value does not end on cancellation, so this races it with a timer).
+    /// The race runs in a task of its own: a stop often comes from a cancelled task (the
+    /// server's run), and a cancelled iteration would return at once.
     static func waitForEnd(of task: Task<Void, Never>, atMost limit: Duration) async -> Bool {
-        let (outcome, report) = AsyncStream<Bool>.makeStream()
-        Task {
-            await task.value
-            report.yield(true)
-        }
-        let timer = Task {
-            do { try await Task.sleep(for: limit) } catch { return }
-            report.yield(false)
-        }
-        var first = outcome.makeAsyncIterator()
-        let ended = await first.next() ?? false
-        timer.cancel()
-        report.finish()
-        return ended
+        await Task {
+            let (outcome, report) = AsyncStream<Bool>.makeStream()
+            Task {
+                await task.value
+                report.yield(true)
+            }
+            let timer = Task {
+                do { try await Task.sleep(for: limit) } catch { return }
+                report.yield(false)
+            }
+            var first = outcome.makeAsyncIterator()
+            let ended = await first.next() ?? false
+            timer.cancel()
+            report.finish()
+            return ended
+        }.value
     }
 
     var accounts: PostgresAccountStore { PostgresAccountStore(store: self) }
