@@ -5,7 +5,8 @@
 # shows where). Past SECONDS it prints what is still running (the session's process tree,
 # then every thread's backtrace of each test process, with gdb or lldb) and kills every
 # process of the session: a hang costs its limit and leaves a diagnosis, not a CI run that
-# times out silently. Exit status: the command's, or 124 when it was stopped.
+# times out silently. When COMMAND ends, whatever it left running in its session is killed.
+# Exit status: the command's, or 124 when it was stopped.
 set -uo pipefail
 limit=$1
 shift
@@ -60,6 +61,10 @@ watcher=$!
 wait "$pid"
 status=$?
 wait "$watcher"
+# Whatever the command left behind goes too: a test process that crashed leaves its daemons
+# and servers running, and they would hold inotify instances and ports the next run needs.
+# (The tests' watchdog shells run in sessions of their own and tidy up after themselves.)
+kill_session
 if [ -e "$stopped" ]; then
   rm -f "$stopped"
   echo "run-bounded: stopped after ${limit} s: $*" >&2
