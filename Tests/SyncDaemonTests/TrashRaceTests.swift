@@ -5,45 +5,82 @@ import TestSupport
 @testable import SyncDaemon
 
 /// A remote delete moves the file into the trash only if it is still what the delete was
-/// planned against; a version written since is the user's, and stays in place.
+/// planned against; a version written since, even in the instant between the check and the
+/// move, is the user's and stays in place (to be pushed).
 @Suite struct TrashRaceTests {
-    @Test func aFileWrittenSinceThePlanIsPutBackFromTheTrash() throws {
-        let tmp = try TemporaryDirectory("trash-race")
-        defer { tmp.remove() }
-        let folder = tmp.path + "/folder", trash = tmp.path + "/trash"
-        try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
-        try Data("planned".utf8).write(to: URL(fileURLWithPath: folder + "/sub/e.bin"))
-        guard case .found(let planned) = FolderRoot(folder).lstat("sub/e.bin") else {
-            Issue.record("no stat for the file")
-            return
-        }
-        // The user appends after the delete was planned (and after any check made then).
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/sub/e.bin"))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(" and appended".utf8))
-        try handle.close()
+    /// A folder under the temporary directory and a trash either beside it or on another file
+    /// system (/dev/shm, a tmpfs), where the trash is filled by copying.
+    struct Layout {
+        let tmp: TemporaryDirectory
+        let trash: String
+        var folder: String { tmp.path + "/folder" }
 
-        let materializer = Materializer(root: folder, trashRoot: trash)
-        #expect(throws: DaemonError.self) {
-            try materializer.moveToTrash("sub/e.bin", kind: .file, stamp: "20260101-000000-000", expected: planned)
+        init(trashElsewhere: Bool) throws {
+            tmp = try TemporaryDirectory("trash-race")
+            trash = trashElsewhere ? "/dev/shm/syncd-test-trash-\(UUID().uuidString.prefix(8))" : tmp.path + "/trash"
+            try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
+            try Data("planned".utf8).write(to: URL(fileURLWithPath: folder + "/sub/e.bin"))
         }
-        #expect(try String(contentsOfFile: folder + "/sub/e.bin", encoding: .utf8) == "planned and appended")
-        let trashed = (try? FileManager.default.subpathsOfDirectory(atPath: trash)) ?? []
-        #expect(!trashed.contains { $0.hasSuffix("e.bin") }, "the written version is in the trash: \(trashed)")
+
+        func remove() {
+            tmp.remove()
+            if trash.hasPrefix("/dev/shm/") { try? FileManager.default.removeItem(atPath: trash) }
+        }
+
+        var planned: FileStat? {
+            guard case .found(let stat) = FolderRoot(folder).lstat("sub/e.bin") else { return nil }
+            return stat
+        }
+
+        func trashed() -> [String] {
+            ((try? FileManager.default.subpathsOfDirectory(atPath: trash)) ?? []).filter { $0.hasSuffix("e.bin") }
+        }
+
+        /// Everything in the folder's directory `sub`: nothing left behind under a staging name.
+        func inSub() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder + "/sub").sorted() }
     }
 
-    @Test func anUnchangedFileGoesToTheTrash() throws {
-        let tmp = try TemporaryDirectory("trash-plain")
-        defer { tmp.remove() }
-        let folder = tmp.path + "/folder", trash = tmp.path + "/trash"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Data("planned".utf8).write(to: URL(fileURLWithPath: folder + "/e.bin"))
-        guard case .found(let planned) = FolderRoot(folder).lstat("e.bin") else {
-            Issue.record("no stat for the file")
-            return
+    @Test(arguments: [false, true])
+    func aFileWrittenBetweenTheCheckAndTheMoveIsPutBack(trashElsewhere: Bool) throws {
+        let layout = try Layout(trashElsewhere: trashElsewhere)
+        defer { layout.remove() }
+        if trashElsewhere { #expect(try Self.device((layout.trash as NSString).deletingLastPathComponent) != Self.device(layout.folder), "the trash is not on another file system") }
+        let planned = try #require(layout.planned)
+        var materializer = Materializer(root: layout.folder, trashRoot: layout.trash)
+        let file = layout.folder + "/sub/e.bin"
+        // The user appends after the check passed, just before the move.
+        materializer.beforeTrashMove = {
+            guard let handle = FileHandle(forWritingAtPath: file) else { return }
+            handle.seekToEndOfFile()
+            handle.write(Data(" and appended".utf8))
+            handle.closeFile()
         }
-        try Materializer(root: folder, trashRoot: trash).moveToTrash("e.bin", kind: .file, stamp: "20260101-000000-000", expected: planned)
-        #expect(!FileManager.default.fileExists(atPath: folder + "/e.bin"))
-        #expect(try String(contentsOfFile: trash + "/20260101-000000-000/e.bin", encoding: .utf8) == "planned")
+        var code: DaemonError.Code?
+        do {
+            try materializer.moveToTrash("sub/e.bin", kind: .file, stamp: "20260101-000000-000", expected: planned)
+        } catch {
+            code = error.code
+        }
+        #expect(code == .changedMeanwhile)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "planned and appended")
+        #expect(layout.trashed().isEmpty, "the written version is in the trash")
+        #expect(try layout.inSub() == ["e.bin"])
+    }
+
+    @Test(arguments: [false, true])
+    func anUnchangedFileGoesToTheTrash(trashElsewhere: Bool) throws {
+        let layout = try Layout(trashElsewhere: trashElsewhere)
+        defer { layout.remove() }
+        let planned = try #require(layout.planned)
+        try Materializer(root: layout.folder, trashRoot: layout.trash)
+            .moveToTrash("sub/e.bin", kind: .file, stamp: "20260101-000000-000", expected: planned)
+        #expect(try layout.inSub().isEmpty)
+        #expect(try String(contentsOfFile: layout.trash + "/20260101-000000-000/sub/e.bin", encoding: .utf8) == "planned")
+    }
+
+    static func device(_ path: String) throws -> UInt64 {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw TestFailure("stat \(path): errno \(errno)") }
+        return UInt64(st.st_dev)
     }
 }

@@ -7,9 +7,10 @@ extension Materializer {
     /// period), beneath `<trashRoot>/<stamp>/` by the same no-symlink rule; a
     /// directory is removed only when it is empty. `expected`: the file or symlink must
     /// still be what the removal was planned against (a write since then is the user's
-    /// new version: it stays, `changedMeanwhile`). It is compared once it is in the trash,
-    /// not before the move: a write landing between a check and the rename would have gone
-    /// to the trash with it (seen in a kill -9 convergence run).
+    /// new version: it stays, `changedMeanwhile`). It is compared before the move (every
+    /// stat field) and again once moved (all but ctime, which the rename changes): a write
+    /// landing between the first check and the rename went to the trash with the file (seen
+    /// in a kill -9 convergence run), and is now put back.
     func moveToTrash(_ path: String, kind: EntryKind, stamp: String, expected: FileStat? = nil) throws(DaemonError) {
         let source: Located
         do {
@@ -29,6 +30,8 @@ extension Materializer {
             }
             return
         }
+        if let expected { try checkUnchanged(source, expected: expected) }
+        beforeTrashMove?()
         let bin = trashRoot + "/" + stamp
         do {
             try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
@@ -41,29 +44,46 @@ extension Materializer {
         } catch {
             throw DaemonError(.io, "cannot create trash directory: \(error)", path: path, underlying: error)
         }
-        if source.rename(to: destination) == 0 {
-            if let expected { try putBackIfWritten(destination, to: source, expected: expected) }
-            return
+        // Out of the way first: into the trash, or, when the trash is on another file system,
+        // to a staging name beside it, copied to the trash from there once it is checked.
+        var moved = destination
+        var staged = false
+        if source.rename(to: destination) != 0 {
+            guard errno == EXDEV else {
+                if errno != ENOENT { throw .io("move to trash", path) }
+                // Gone since it was planned: plan again, as for any other change.
+                if expected != nil { throw DaemonError(.changedMeanwhile, "changed meanwhile", path: path) }
+                return
+            }
+            moved = source.sibling(Self.stagingName())
+            guard source.rename(to: moved) == 0 else {
+                if errno != ENOENT { throw .io("move to trash", path) }
+                if expected != nil { throw DaemonError(.changedMeanwhile, "changed meanwhile", path: path) }
+                return
+            }
+            staged = true
         }
-        if errno == ENOENT {
-            // Gone since it was planned: plan again, as for any other change.
-            if expected != nil { throw DaemonError(.changedMeanwhile, "changed meanwhile", path: path) }
-            return
-        }
-        guard errno == EXDEV else { throw .io("move to trash", path) }
-        if let expected { try checkUnchanged(source, expected: expected) }
-        try copyAcrossDevices(source, to: destination)
-        guard unlinkat(source.directory.fd, source.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
+        if let expected { try putBackIfWritten(moved, to: source, expected: expected) }
+        guard staged else { return }
+        try copyAcrossDevices(moved, to: destination)
+        guard unlinkat(moved.directory.fd, moved.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
     }
 
-    /// The file as it reached the trash, against what its removal was planned on (all but
-    /// its ctime, which the rename itself changed): one written since goes back to its place,
-    /// `changedMeanwhile`. If something new took that place meanwhile, the written version
-    /// stays in the trash.
-    private func putBackIfWritten(_ trashed: Located, to origin: Located, expected: FileStat) throws(DaemonError) {
-        guard case .found(var now) = trashed.lstat() else { return }
-        now.ctimeNs = expected.ctimeNs
-        guard now != expected, trashed.renameNoReplace(to: origin) == 0 else { return }
+    /// The file as it was moved, against what its removal was planned on (all but its
+    /// ctime, which the rename itself changed): one written since, or that cannot be
+    /// compared, goes back to its place, `changedMeanwhile`. One that cannot go back
+    /// (something new took its place) is an error that names the path, not a silent delete.
+    private func putBackIfWritten(_ moved: Located, to origin: Located, expected: FileStat) throws(DaemonError) {
+        switch moved.lstat() {
+        case .missing: return
+        case .found(var now):
+            now.ctimeNs = expected.ctimeNs
+            if now == expected { return }
+        case .unsupported, .failed: break
+        }
+        guard moved.renameNoReplace(to: origin) == 0 else {
+            throw .io("written while it was moved to the trash, and kept there: put back", origin.relative)
+        }
         throw DaemonError(.changedMeanwhile, "written while it was moved to the trash", path: origin.relative)
     }
 

@@ -11,6 +11,9 @@ struct Materializer: Sendable {
     let folder: FolderRoot
     let trashRoot: String
     let chunker = FileChunker()
+    /// A fault-injection seam for tests: runs between a removal's check of the file and its
+    /// move to the trash (where a user's write can land).
+    var beforeTrashMove: (@Sendable () -> Void)? = nil
 
     init(root: String, trashRoot: String, pin: RootPin? = nil) {
         self.folder = FolderRoot(root, pin: pin)
