@@ -48,20 +48,17 @@ extension Materializer {
         // to a staging name beside it, copied to the trash from there once it is checked.
         var moved = destination
         var staged = false
-        if source.rename(to: destination) != 0 {
-            guard errno == EXDEV else {
-                if errno != ENOENT { throw .io("move to trash", path) }
-                // Gone since it was planned: plan again, as for any other change.
-                if expected != nil { throw DaemonError(.changedMeanwhile, "changed meanwhile", path: path) }
-                return
-            }
+        var done = source.rename(to: destination) == 0
+        if !done && errno == EXDEV {
             moved = source.sibling(Self.stagingName())
-            guard source.rename(to: moved) == 0 else {
-                if errno != ENOENT { throw .io("move to trash", path) }
-                if expected != nil { throw DaemonError(.changedMeanwhile, "changed meanwhile", path: path) }
-                return
-            }
             staged = true
+            done = source.rename(to: moved) == 0
+        }
+        if !done {
+            guard errno == ENOENT else { throw .io("move to trash", path) }
+            // Gone since it was planned: plan again, as for any other change.
+            if expected != nil { throw DaemonError(.changedMeanwhile, "changed meanwhile", path: path) }
+            return
         }
         if let expected { try putBackIfWritten(moved, to: source, expected: expected) }
         guard staged else { return }

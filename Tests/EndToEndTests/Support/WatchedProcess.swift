@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 
 /// A process that keeps running (`syncctl status --watch`), its stdout gathered as it comes
@@ -7,12 +6,8 @@ import TestSupport
 final class WatchedProcess: Sendable {
     private let process: Child
     private let input: FileHandle
-    private final class Sink: Sendable {
-        let data = Mutex(Data())
-        var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
-    }
-    private let gathered = Sink()
-    private let errors = Sink()
+    private let gathered: OutputReader
+    private let errors: OutputReader
 
     init(_ executable: String, _ arguments: [String]) throws {
         let out = try Child.pipe(), err = try Child.pipe(), input = try Child.pipe()
@@ -26,21 +21,8 @@ final class WatchedProcess: Sendable {
         }
         [input.read, out.write, err.write].forEach { close($0) }
         self.input = FileHandle(fileDescriptor: input.write, closeOnDealloc: true)
-        Self.gather(out.read, into: gathered)
-        Self.gather(err.read, into: errors)
-    }
-
-    private static func gather(_ fd: Int32, into sink: Sink) {
-        Thread {
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = read(fd, &buffer, buffer.count)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                sink.data.withLock { $0.append(contentsOf: buffer[0..<n]) }
-            }
-            close(fd)
-        }.start()
+        gathered = OutputReader(out.read)
+        errors = OutputReader(err.read)
     }
 
     /// Everything written to stdout so far.
