@@ -80,6 +80,42 @@ struct BatchDownloadTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    /// A power cut can lose a rename that was not made durable, on a file system that does not
+    /// order it before the index's own fsync (btrfs). Beta dies after renaming a batch into
+    /// place and before the barrier that makes the renames durable; the test then undoes
+    /// every rename of that batch, as the power cut would have (each file back under a staging
+    /// name). The index must not say yet that they landed: after the restart every file
+    /// arrives again, and nothing is deleted or pushed. (Recorded as landed right after the
+    /// renames, as before, the files never came back: the test timed out.)
+    @Test func renamesLostToAPowerCutBeforeTheirBarrierAreDownloadedAgain() async throws {
+        let two = try await TwoDevices.start("batch-lost-renames")
+        defer { two.stop() }
+        two.b.stop()
+        var expected: [String: String] = [:]
+        for i in 0..<40 {
+            try writeFile(two.a.path("f\(i).txt"), "file \(i)")
+            expected["f\(i).txt"] = contentHash("file \(i)")
+        }
+        try await two.a.waitUntilIdle()
+        let client = two.server.client(credential: two.credentialA)
+        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        try await two.b.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "before-landed:f7.txt"])
+        #expect(try await two.b.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
+        // The 40 files are one batch: all of them were renamed into place, none durably.
+        let fm = FileManager.default
+        let placed = try fm.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasSuffix(".txt") }.sorted()
+        #expect(placed.count == 40, "\(placed)")
+        for (i, name) in placed.enumerated() {
+            try fm.moveItem(atPath: two.b.path(name), toPath: two.b.path(".syncd-tmp-lost\(i)"))
+        }
+        try await two.b.start()
+        try await two.waitForBoth(expected, timeout: .seconds(60))
+        try await two.b.waitUntilIdle()
+        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions after its restart")
+        #expect(try await two.b.status()?.conflicts == 0)
+    }
+
     /// Directories the user renames, and moves out of the folder, on the receiving device
     /// while its batches land (a batch is placed while the next is staged, through the
     /// directories held since staging): both devices end up the same, and every file is there

@@ -20,8 +20,11 @@ extension RecordStore {
 
     /// Applies each update whose path's base record is still its `ifBase`, all in one
     /// transaction (one fsync for the lot); returns the paths whose update was applied.
-    func apply(folder: String, guarded updates: [GuardedUpdate]) throws -> Set<String> {
+    /// `alongside`: applied first in the same transaction, unguarded (a download batch's
+    /// "landed" records for the batch placed before, `BatchDownload.Landing`).
+    func apply(folder: String, guarded updates: [GuardedUpdate], alongside: IndexUpdate? = nil) throws -> Set<String> {
         try pool.write { db in
+            if let alongside { try apply(folder: folder, alongside, in: db) }
             // The bases are read in few queries, then kept as the updates write them. An update
             // that moves or removes a subtree could change other paths' bases: with one of
             // those, each base is read right before its update instead.

@@ -4,8 +4,10 @@ import SyncCore
 
 /// Small new files of a feed page arrive together: their chunks come in a few batched
 /// requests, they are staged, made durable with one `syncfs` (a file system), recorded in one
-/// transaction, renamed into place and recorded as landed in one more. One file at a
-/// time paid a request, an fsync and three index commits each (decision 0010).
+/// transaction and renamed into place; they are recorded as landed once a later barrier
+/// made the renames durable too: the next batch's `syncfs`, whose transaction records them, or
+/// one of their own at the end (`Landing`). One file at a time paid a request, an fsync and
+/// three index commits each (decision 0010).
 struct BatchDownload: Sendable {
     let applier: RemoteApplier
     typealias Outcome = RemoteApplier.Outcome
@@ -48,6 +50,27 @@ struct BatchDownload: Sendable {
         fileprivate var retryLater: RemoteError?
     }
 
+    /// Files a batch renamed into place whose landing is not recorded yet: their intents stay
+    /// until a barrier made the renames durable, and the records that say they landed (their
+    /// stat since the rename, the intents dropped) are written after it. A kill -9 or a power
+    /// cut before that leaves intents, and the next start finds the files landed, or puts the
+    /// records back where the rename was lost. The next batch's `place` records them in its
+    /// transaction, after its `syncfs`; the last one's, `record(_:into:)`.
+    struct Landing: Sendable {
+        fileprivate var files: [(entry: WireEntry, stat: FileStat, directory: DirectoryHandle)] = []
+
+        var isEmpty: Bool { files.isEmpty }
+        fileprivate var directories: [DirectoryHandle] { files.map(\.directory) }
+
+        /// The records that say these files landed.
+        fileprivate var update: IndexUpdate {
+            var update = IndexUpdate()
+            for (entry, stat, _) in files { update.locals.append(entry.localRecord(stat: stat)) }
+            update.landed = files.map(\.entry.path)
+            return update
+        }
+    }
+
     /// The first half of applying a group of batchable entries. Those that plan as a download
     /// into an empty place go the batch way: fetched and staged beside their targets. Every
     /// other one, and any the batch could not stage (a chunk the server lacks, a write that
@@ -64,16 +87,59 @@ struct BatchDownload: Sendable {
     }
 
     /// The second half: makes the staged files durable, records them, renames them into
-    /// place. Returns the entries left for the one-by-one way (`RemoteApplier.applyOne`, in
-    /// page order, before the next batch is placed): those the batch did not stage, and those
-    /// it could not place (their place taken meanwhile, a newer revision recorded meanwhile,
-    /// their directory moved meanwhile).
-    func place(_ staged: Staged, into outcome: inout Outcome) async -> [WireEntry] {
+    /// place; records what the batch before placed as landed (`previous`) in the same
+    /// transaction, after the same `syncfs`. Returns the entries left for the one-by-one way
+    /// (`RemoteApplier.applyOne`, in page order, before the next batch is placed): those the
+    /// batch did not stage, and those it could not place (their place taken meanwhile, a
+    /// newer revision recorded meanwhile, their directory moved meanwhile); and what this
+    /// batch placed, to be recorded as landed by the next one.
+    func place(_ staged: Staged, after previous: Landing, into outcome: inout Outcome) async
+        -> (others: [WireEntry], landing: Landing)
+    {
         var others = staged.others
         if let error = staged.retryLater { outcome.retryLater = error }
-        if !staged.files.isEmpty { record(staged.files, others: &others, into: &outcome) }
+        var landing = Landing()
+        if staged.files.isEmpty {
+            record(previous, into: &outcome)
+        } else {
+            landing = placeFiles(staged.files, after: previous, others: &others, into: &outcome)
+        }
         if !staged.fresh.isEmpty { await progress.end(paths: staged.fresh) }
-        return others
+        return (others, landing)
+    }
+
+    /// Records `landing` as landed once its renames are durable (`syncRenames`): the last
+    /// batch's, which no next batch records.
+    func record(_ landing: Landing, into outcome: inout Outcome) {
+        guard !landing.isEmpty else { return }
+        CrashPoint.reached(.beforeLanded, paths: landing.files.map(\.entry.path))
+        do {
+            try FileAssembler.syncRenames(in: landing.directories)
+            try index.records.apply(folder: folder, landing.update)
+        } catch {
+            landed(landing, failedWith: error, into: &outcome)
+            return
+        }
+        landed(landing, into: &outcome)
+    }
+
+    /// Notes the files of `landing`, recorded as landed.
+    private func landed(_ landing: Landing, into outcome: inout Outcome) {
+        guard !landing.isEmpty else { return }
+        for (entry, _, _) in landing.files { outcome.applied.append((entry.path, entry.rev)) }
+        applier.metrics.downloaded(files: landing.files.count, bytes: 0)
+        for (entry, _, _) in landing.files { applier.progress.tally.downloaded(path: entry.path, bytes: entry.size) }
+        applier.logger.debug("downloaded a batch of small files", metadata: ["files": "\(landing.files.count)"])
+    }
+
+    /// Notes the files of `landing` as not recorded as landed: in place and recorded, only
+    /// their intents left, which the next start resolves (the files landed).
+    private func landed(_ landing: Landing, failedWith error: any Error, into outcome: inout Outcome) {
+        for (entry, _, _) in landing.files {
+            let problem = RemoteApplier.problem(error, path: entry.path)
+            outcome.errors.append((entry.path, problem))
+            outcome.failed.append((entry, problem))
+        }
     }
 
     /// The entries of `group` that plan as a download into an empty place, with the base
@@ -151,32 +217,6 @@ struct BatchDownload: Sendable {
         if !staged.files.isEmpty { await progress.complete(staged.files.map(\.file.entry.path)) }
     }
 
-    /// Places the staged files (`placeFiles`) and records them as landed.
-    private func record(
-        _ staged: [Placement], others: inout [WireEntry],
-        into outcome: inout Outcome
-    ) {
-        let placed = placeFiles(staged, others: &others, into: &outcome)
-        guard !placed.isEmpty else { return }
-        var late = IndexUpdate()
-        for (entry, stat) in placed { late.locals.append(entry.localRecord(stat: stat)) }
-        late.landed = placed.map(\.entry.path)
-        do {
-            try index.records.apply(folder: folder, late)
-            for (entry, _) in placed { outcome.applied.append((entry.path, entry.rev)) }
-            applier.metrics.downloaded(files: placed.count, bytes: 0)
-            for (entry, _) in placed { applier.progress.tally.downloaded(path: entry.path, bytes: entry.size) }
-            applier.logger.debug("downloaded a batch of small files", metadata: ["files": "\(placed.count)"])
-        } catch {
-            // In place and recorded, only not marked as landed: the next start finds them landed.
-            for (entry, _) in placed {
-                let problem = RemoteApplier.problem(error, path: entry.path)
-                outcome.errors.append((entry.path, problem))
-                outcome.failed.append((entry, problem))
-            }
-        }
-    }
-
     /// Stages `entries` (nil: one that could not be), split by directory over up to
     /// `stagingWidth` threads: creating and writing many small files is mostly the kernel's
     /// work, which then runs on every core. A directory's files stay on one thread, in order.
@@ -230,12 +270,13 @@ struct BatchDownload: Sendable {
         return shards.filter { !$0.isEmpty }
     }
 
-    /// Makes the staged files durable, records them (each only over the base it was planned
-    /// against) and renames them into place. Returns the files placed and their stat.
+    /// Makes the staged files (and `previous`'s renames) durable, records them (each only over
+    /// the base it was planned against, and `previous` as landed) and renames them into place.
+    /// Returns the files placed, not yet recorded as landed.
     private func placeFiles(
-        _ staged: [Placement], others: inout [WireEntry],
+        _ staged: [Placement], after previous: Landing, others: inout [WireEntry],
         into outcome: inout Outcome
-    ) -> [(entry: WireEntry, stat: FileStat)] {
+    ) -> Landing {
         var updates: [GuardedUpdate] = []
         for (file, base, local) in staged {
             var update = IndexUpdate()
@@ -247,21 +288,25 @@ struct BatchDownload: Sendable {
             updates.append(GuardedUpdate(path: file.entry.path, update: update, ifBase: base))
         }
         let recorded: Set<String>
+        CrashPoint.reached(.beforeLanded, paths: previous.files.map(\.entry.path))
         do {
-            try FileAssembler.syncFileSystems(holding: staged.map(\.file.staging.directory))
-            recorded = try index.records.apply(folder: folder, guarded: updates)
+            try FileAssembler.syncFileSystems(holding: staged.map(\.file.staging.directory) + previous.directories)
+            recorded = try index.records.apply(
+                folder: folder, guarded: updates, alongside: previous.isEmpty ? nil : previous.update)
         } catch {
             for (file, _, _) in staged { assembler.discard(file) }
             others.append(contentsOf: staged.map(\.file.entry))
-            return []
+            landed(previous, failedWith: error, into: &outcome)
+            return Landing()
         }
+        landed(previous, into: &outcome)
         CrashPoint.reached(.beforeRename, paths: Array(recorded))
         // While a move of this device is queued, the events of what lands are journaled as
         // usual: the move re-keys the records below its source when it commits, and a file
         // this batch re-created there must then be looked at again (else the index forgets it).
         let dropEchoes: Bool
         do { dropEchoes = try !index.journal.hasPendingMove(folder: folder) } catch { dropEchoes = false }
-        var placed: [(entry: WireEntry, stat: FileStat)] = []
+        var placed = Landing()
         // Each directory is checked once, just before the first rename into it.
         var inPlace: [ObjectIdentifier: Bool] = [:]
         for (file, base, local) in staged {
@@ -278,7 +323,7 @@ struct BatchDownload: Sendable {
                 inPlace[directory] = there
                 guard there else { throw DaemonError(.changedMeanwhile, "its directory moved meanwhile", path: file.entry.path) }
                 if dropEchoes { echoes.expect(file.entry.path, stat: file.stat) }
-                placed.append((file.entry, try assembler.place(file)))
+                placed.files.append((file.entry, try assembler.place(file), file.target.directory))
                 applier.logger.trace(
                     "batch download placed",
                     metadata: ["path": "\(file.entry.path)", "rev": "\(file.entry.rev)", "echo": "\(dropEchoes)"])

@@ -8,7 +8,9 @@ import SyncCore
 /// that will likely download into an empty place are fetched ahead (no local record,
 /// nothing at the path): the rest are planned first, as before. At most two batches'
 /// chunks are held (`batchMaxBytes` each) and two batches staged, and the fetch ahead has
-/// half of `max_concurrent` (the batch being staged may fetch too).
+/// half of `max_concurrent` (the batch being staged may fetch too). What a batch placed is
+/// recorded as landed by the next one's transaction, after the next one's `syncfs` made its
+/// renames durable, and the last batch's at the end (`BatchDownload.Landing`).
 struct BatchPipeline {
     let applier: RemoteApplier
     let device: String
@@ -17,7 +19,9 @@ struct BatchPipeline {
     private var waiting: (entries: [WireEntry], chunks: Task<ChunkFetcher.Fetched, Never>)?
     /// The batch before it, being placed; what that finds is merged when it is done, and
     /// what it leaves is applied one by one then.
-    private var placing: Task<(outcome: RemoteApplier.Outcome, others: [WireEntry]), Never>?
+    private var placing: Task<(outcome: RemoteApplier.Outcome, others: [WireEntry], landing: BatchDownload.Landing), Never>?
+    /// What the batch placed last renamed into place, not yet recorded as landed.
+    private var landing = BatchDownload.Landing()
 
     init(applier: RemoteApplier, device: String, stamp: String) {
         self.applier = applier
@@ -36,10 +40,13 @@ struct BatchPipeline {
         waiting = (entries, chunks)
     }
 
-    /// Applies every batch (before an entry that may not pass them, and at the end).
+    /// Applies every batch (before an entry that may not pass them, and at the end), the
+    /// last one recorded as landed too.
     mutating func flush(into outcome: inout RemoteApplier.Outcome) async {
         await stageWaiting(into: &outcome)
         await finishPlacing(into: &outcome)
+        BatchDownload(applier: applier).record(landing, into: &outcome)
+        landing = BatchDownload.Landing()
     }
 
     /// Stages the batch waiting, if any, while the one before it is placed; then places it
@@ -52,10 +59,12 @@ struct BatchPipeline {
         let download = BatchDownload(applier: applier)
         let staged = await download.stage(entries, prefetched: fetched)
         await finishPlacing(into: &outcome)
+        let previous = landing
+        landing = BatchDownload.Landing()
         placing = Task {
             var outcome = RemoteApplier.Outcome()
-            let others = await download.place(staged, into: &outcome)
-            return (outcome, others)
+            let (others, landing) = await download.place(staged, after: previous, into: &outcome)
+            return (outcome, others, landing)
         }
     }
 
@@ -67,6 +76,7 @@ struct BatchPipeline {
         placing = nil
         let placed = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
         outcome.merge(placed.outcome)
+        landing = placed.landing
         for entry in placed.others { await applier.applyOne(entry, device: device, stamp: stamp, into: &outcome) }
     }
 

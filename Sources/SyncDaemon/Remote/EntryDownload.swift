@@ -51,6 +51,7 @@ struct EntryDownload: Sendable {
             await progress.begin(path: path, direction: "download", total: entry.size)
             let final: FileStat
             let chunkLengths: [Int]?
+            let directory: DirectoryHandle
             do {
                 let written = try await applier.assembler.writeFile(
                 entry, expected: expected, copySource: source == entry.path ? nil : source, localChunks: localChunks,
@@ -75,6 +76,7 @@ struct EntryDownload: Sendable {
                 })
                 final = written.stat
                 chunkLengths = written.chunkLengths
+                directory = written.directory
                 applier.metrics.downloaded(files: 1, bytes: written.fetched)
                 applier.progress.tally.downloaded(path: path, bytes: entry.size)
                 if let localChunks {
@@ -97,6 +99,10 @@ struct EntryDownload: Sendable {
                 throw error
             }
             await progress.end(paths: [path])
+            // In place and recorded; landed once the rename is durable. If that fails, the
+            // intent stays, and the next start finds the file landed.
+            CrashPoint.reached(.beforeLanded, path: path)
+            try FileAssembler.syncRenames(in: [directory])
             var late = IndexUpdate()
             late.locals.append(entry.localRecord(stat: final, chunkLengths: LocalRecord.lengths(chunkLengths)))
             late.landed = [path]

@@ -99,6 +99,27 @@ extension FileAssembler {
         return devices.count
     }
 
+    /// Makes renames into `directories` durable, before the downloads they placed are
+    /// recorded as landed (their intents dropped): a file system that does not order a rename
+    /// before a later fsync of the index (btrfs logs only the inode it syncs) would otherwise
+    /// lose the rename in a power cut while the index says the file landed, and the next start
+    /// would read the path as deleted here, or its old version as edited here, and push that.
+    /// A few directories are each fsynced; more, each file system once (`syncFileSystems`).
+    static func syncRenames(in directories: [DirectoryHandle]) throws(DaemonError) {
+        var seen = Set<ObjectIdentifier>()
+        let distinct = directories.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        guard distinct.count <= Self.directoriesSyncedOneByOne else {
+            try syncFileSystems(holding: distinct)
+            return
+        }
+        for directory in distinct {
+            guard fsync(directory.fd) == 0 else { throw DaemonError.io("fsync a directory", "") }
+        }
+    }
+
+    /// Up to this many directories of renames are fsynced one by one, rather than their file systems.
+    static let directoriesSyncedOneByOne = 8
+
     /// Whether `staged`'s directory is still the one at its path in the folder (the same
     /// file system and inode). The file is renamed into place through the directory held
     /// since it was staged: one the user moved or replaced since would take the file where

@@ -23,7 +23,7 @@ struct FileAssembler: Sendable {
         fetch: @escaping @Sendable (String) async throws -> [UInt8], lookahead: Int = 4,
         progress: @Sendable (Int64) async -> Void,
         beforeRename: (FileStat) throws -> Void
-    ) async throws -> (stat: FileStat, fetched: Int64, chunkLengths: [Int]?) {
+    ) async throws -> (stat: FileStat, fetched: Int64, chunkLengths: [Int]?, directory: DirectoryHandle) {
         let path = entry.path
         let (target, staging, fd) = try openStaging(for: path)
         var keep = false
@@ -133,7 +133,7 @@ struct FileAssembler: Sendable {
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
         let same = final.inode == staged.inode && final.size == staged.size && final.mtimeNs == staged.mtimeNs
-        return (same ? final : staged, fetched, chunkLengths)
+        return (same ? final : staged, fetched, chunkLengths, target.directory)
     }
 
     /// `bytes` if they hash to `hash`: a chunk from the network is written only once checked.
