@@ -30,6 +30,8 @@ Scenarios (see docs/benchmarks.md for what each number means):
   latency       one line appended to a synced file -> the revision in the feed,
                 observed by a long-poll already waiting; 30 samples
   latency-open  the same with the file kept open for writing (the settle timer decides)
+  latency-device a new small file, and a rewrite of one, on device A -> the content on
+                device B (20 samples each)
   scan-100k     100,000 files in 1,000 directories: first scan, watches, initial push,
                 a second device's receive of all of them (rsync of the folder in the same
                 run), idle CPU/RSS with all of it watched, warm rescans (syncd's own timings)
@@ -1334,6 +1336,70 @@ def bench_latency(ctx, samples=30, keep_open=False):
         ctx.done(env)
 
 
+def wait_content(path, text, deadline):
+    """Until the file at `path` holds `text` (polled every 0.5 ms); False at `deadline`."""
+    while time.perf_counter() < deadline:
+        try:
+            with open(path) as f:
+                if f.read() == text:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.0005)
+    return False
+
+
+def bench_latency_device(ctx, samples=20):
+    """Device to device: a new small file, and a rewrite of an existing one, written on A ->
+    the content present at its path on B (both idle in between)."""
+    name = "latency-device"
+    a = b = None
+    try:
+        a = ctx.env("latdev-a")
+        a.start_server()
+        with open(os.path.join(a.folder, "edit.txt"), "w") as f:
+            f.write("v0\n")
+        a.start_daemon()
+        a.wait_idle(60)
+        b = second_device(ctx, a, "latdev-b")
+        b.start_daemon()
+        if not wait_content(os.path.join(b.folder, "edit.txt"), "v0\n", time.perf_counter() + 60):
+            raise BenchError("edit.txt never reached B")
+        b.wait_idle(60)
+        a.wait_idle(60)
+        wait_quiet(ctx, name)
+        mon = Meter(a)
+        new, edit, misses = [], [], 0
+        for i in range(samples):
+            for kind, rel, out in (("new", f"n{i}.txt", new), ("edit", "edit.txt", edit)):
+                text = f"{kind} {i} {time.time()}\n"
+                t0 = time.perf_counter()
+                with open(os.path.join(a.folder, rel), "w") as f:
+                    f.write(text)
+                if wait_content(os.path.join(b.folder, rel), text, t0 + 10):
+                    out.append(time.perf_counter() - t0)
+                else:
+                    misses += 1
+                a.wait_idle(30)
+                b.wait_idle(30)
+                time.sleep(0.2)
+        check_foreign(ctx, mon, name)
+        if misses:
+            ctx.note(f"{name}: {misses} writes did not reach B within 10 s (not counted)")
+        ctx.add(name, f"new small file on A -> its content on B (median of {len(new)})", "s", new, "<= 0.05 s")
+        ctx.add(name, f"same, p90 of {len(new)}", "s", [percentile(new, 90)])
+        ctx.add(name, f"small file rewritten on A -> its content on B (median of {len(edit)})", "s", edit, "<= 0.05 s")
+        ctx.add(name, f"same, p90 of {len(edit)}", "s", [percentile(edit, 90)])
+        log(f"{name}: new file median {statistics.median(new) * 1000:.1f} ms, edit median "
+            f"{statistics.median(edit) * 1000:.1f} ms")
+    except Exception:
+        ctx.failures.append((name, traceback.format_exc(), tail(b.daemon_log if b else a.daemon_log if a else "")))
+    finally:
+        for env in (b, a):
+            if env is not None:
+                ctx.done(env)
+
+
 _synced = None
 
 
@@ -2480,6 +2546,7 @@ SCENARIOS = {
     "latency": bench_latency,
     "latency-open": lambda ctx: bench_latency(ctx, samples=15, keep_open=True),
     "latency-bulk": bench_latency_bulk,
+    "latency-device": bench_latency_device,
     "scan-100k": bench_scan,
     "watch-10k": bench_watch,
     "noop-rescan": bench_noop,

@@ -86,25 +86,30 @@ struct BatchDownloadTests {
     /// every rename of that batch, as the power cut would have (each file back under a staging
     /// name). The index must not say yet that they landed: after the restart every file
     /// arrives again, and nothing is deleted or pushed. (Recorded as landed right after the
-    /// renames, as before, the files never came back: the test timed out.)
-    @Test func renamesLostToAPowerCutBeforeTheirBarrierAreDownloadedAgain() async throws {
+    /// renames, as before, the files never came back: the test timed out.) 40 files are one
+    /// batch, recorded as landed at the end of the page; of 300, the first batch's 256 are
+    /// recorded by the second batch's transaction, and the kill comes before its `syncfs`.
+    @Test(arguments: [40, 300])
+    func renamesLostToAPowerCutBeforeTheirBarrierAreDownloadedAgain(files: Int) async throws {
         let two = try await TwoDevices.start("batch-lost-renames")
         defer { two.stop() }
         two.b.stop()
         var expected: [String: String] = [:]
-        for i in 0..<40 {
+        for i in 0..<files {
             try writeFile(two.a.path("f\(i).txt"), "file \(i)")
             expected["f\(i).txt"] = contentHash("file \(i)")
         }
         try await two.a.waitUntilIdle()
         let client = two.server.client(credential: two.credentialA)
         let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
-        try await two.b.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "before-landed:f7.txt"])
+        // f0.txt is in the first batch (a page is applied in path order).
+        try await two.b.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "before-landed:f0.txt"])
         #expect(try await two.b.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
-        // The 40 files are one batch: all of them were renamed into place, none durably.
+        // The first batch's files were renamed into place, none durably; the second batch's
+        // (of 300) not yet.
         let fm = FileManager.default
         let placed = try fm.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasSuffix(".txt") }.sorted()
-        #expect(placed.count == 40, "\(placed)")
+        #expect(placed.count == min(files, 256), "\(placed.count) placed")  // a batch holds 256 files
         for (i, name) in placed.enumerated() {
             try fm.moveItem(atPath: two.b.path(name), toPath: two.b.path(".syncd-tmp-lost\(i)"))
         }

@@ -62,10 +62,18 @@ struct BatchDownload: Sendable {
         var isEmpty: Bool { files.isEmpty }
         fileprivate var directories: [DirectoryHandle] { files.map(\.directory) }
 
-        /// The records that say these files landed.
-        fileprivate var update: IndexUpdate {
+        /// The records that say these files landed (their stat since the rename), each only
+        /// over the base its download recorded: a push may have recorded a newer revision of
+        /// the path since (the user edited the file after it landed), and that one stays.
+        fileprivate var records: [GuardedUpdate] {
+            files.map { entry, stat, _ in
+                GuardedUpdate(path: entry.path, update: IndexUpdate().adding(local: entry.localRecord(stat: stat)), ifBase: entry.baseRecord)
+            }
+        }
+
+        /// Their intents, dropped whatever the base.
+        fileprivate var intents: IndexUpdate {
             var update = IndexUpdate()
-            for (entry, stat, _) in files { update.locals.append(entry.localRecord(stat: stat)) }
             update.landed = files.map(\.entry.path)
             return update
         }
@@ -115,7 +123,7 @@ struct BatchDownload: Sendable {
         CrashPoint.reached(.beforeLanded, paths: landing.files.map(\.entry.path))
         do {
             try FileAssembler.syncRenames(in: landing.directories)
-            try index.records.apply(folder: folder, landing.update)
+            _ = try index.records.apply(folder: folder, guarded: landing.records, alongside: landing.intents)
         } catch {
             landed(landing, failedWith: error, into: &outcome)
             return
@@ -292,7 +300,7 @@ struct BatchDownload: Sendable {
         do {
             try FileAssembler.syncFileSystems(holding: staged.map(\.file.staging.directory) + previous.directories)
             recorded = try index.records.apply(
-                folder: folder, guarded: updates, alongside: previous.isEmpty ? nil : previous.update)
+                folder: folder, guarded: updates + previous.records, alongside: previous.isEmpty ? nil : previous.intents)
         } catch {
             for (file, _, _) in staged { assembler.discard(file) }
             others.append(contentsOf: staged.map(\.file.entry))
