@@ -32,6 +32,7 @@ Scenarios (see docs/benchmarks.md for what each number means):
   latency-open  the same with the file kept open for writing (the settle timer decides)
   latency-device a new small file, and a rewrite of one, on device A -> the content on
                 device B (20 samples each)
+  receive-move  a synced directory of 2,000 files renamed on A -> all at the new path on B
   scan-100k     100,000 files in 1,000 directories: first scan, watches, initial push,
                 a second device's receive of all of them (rsync of the folder in the same
                 run), idle CPU/RSS with all of it watched, warm rescans (syncd's own timings)
@@ -474,8 +475,9 @@ class Meter:
     bytes written to disk by everyone, and the CPU used by processes other than ours
     (syncd, sync-server, this script and its children) as a share of all CPUs."""
 
-    def __init__(self, env):
+    def __init__(self, env, also=()):
         self.env = env
+        self.also = list(also)  # other processes of ours (a second device's syncd), not foreign
         self.t0 = self._snap()
 
     def _snap(self):
@@ -485,7 +487,8 @@ class Meter:
         hz = os.sysconf("SC_CLK_TCK")
         t = os.times()
         d, sv = proc_times(self.env.daemon), proc_times(self.env.server)
-        ours = (t.user + t.system + t.children_user + t.children_system + sum(d) + sum(sv)) * hz
+        also = sum(sum(proc_times(p)) for p in self.also)
+        ours = (t.user + t.system + t.children_user + t.children_system + sum(d) + sum(sv) + also) * hz
         return dict(total=total, idle=idle, ours=ours, d=d, sv=sv, disk=disk_sectors_written())
 
     def stop(self):
@@ -1368,7 +1371,7 @@ def bench_latency_device(ctx, samples=20):
         b.wait_idle(60)
         a.wait_idle(60)
         wait_quiet(ctx, name)
-        mon = Meter(a)
+        mon = Meter(a, also=[b.daemon])
         new, edit, misses = [], [], 0
         for i in range(samples):
             for kind, rel, out in (("new", f"n{i}.txt", new), ("edit", "edit.txt", edit)):
@@ -1398,6 +1401,49 @@ def bench_latency_device(ctx, samples=20):
         for env in (b, a):
             if env is not None:
                 ctx.done(env)
+
+
+def bench_receive_move(ctx, files=2000):
+    """A synced directory of `files` small files renamed on A -> all of them at the new path
+    on B, the old directory gone."""
+    name = "receive-move"
+    samples = []
+    for run in range(ctx.args.runs):
+        a = b = None
+        try:
+            a = ctx.env("recvmove-a")
+            a.start_server()
+            os.makedirs(os.path.join(a.folder, "d"))
+            for i in range(files):
+                with open(os.path.join(a.folder, "d", f"f{i}.txt"), "w") as f:
+                    f.write(f"file {i}\n")
+            a.start_daemon()
+            a.wait_idle(120)
+            b = second_device(ctx, a, "recvmove-b")
+            b.start_daemon()
+            wait_received(b, files, time.time() + ctx.args.timeout, f"device B has {{count}} of {files} files")
+            a.wait_idle(60)
+            b.wait_idle(60)
+            wait_quiet(ctx, f"{name} run {run + 1}")
+            mon = Meter(a, also=[b.daemon])
+            target, old = os.path.join(b.folder, "e"), os.path.join(b.folder, "d")
+            t0 = time.perf_counter()
+            os.rename(os.path.join(a.folder, "d"), os.path.join(a.folder, "e"))
+            while not (os.path.isdir(target) and len(os.listdir(target)) == files and not os.path.exists(old)):
+                if time.perf_counter() - t0 > ctx.args.timeout:
+                    raise BenchError(f"B did not have the {files} files at the new path after {ctx.args.timeout} s")
+                time.sleep(0.002)
+            samples.append(time.perf_counter() - t0)
+            check_foreign(ctx, mon, f"{name} run {run + 1}")
+            log(f"{name} run {run + 1}: {files} files at the new path on B {samples[-1]:.2f} s after the rename on A")
+        except Exception:
+            ctx.failures.append((name, traceback.format_exc(), tail(b.daemon_log if b else a.daemon_log if a else "")))
+        finally:
+            for env in (b, a):
+                if env is not None:
+                    ctx.done(env)
+    if samples:
+        ctx.add(name, f"a directory of {files} files renamed on A -> all at the new path on B", "s", samples)
 
 
 _synced = None
@@ -2552,6 +2598,7 @@ SCENARIOS = {
     "noop-rescan": bench_noop,
     "idle": bench_idle,
     "dir-move": bench_dir_move,
+    "receive-move": bench_receive_move,
     "gc": bench_gc,
     "scale-out": bench_scale_out,
     "many-devices": bench_many_devices,

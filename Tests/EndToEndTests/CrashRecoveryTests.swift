@@ -164,34 +164,6 @@ struct InterruptedDownloadTests {
         #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions after its restart")
         #expect(try await two.b.status()?.conflicts == 0)
     }
-
-    /// The same for a remote move applied as a local rename: beta dies after the rename and
-    /// before it is made durable and recorded; the test undoes it. After the restart the move
-    /// is applied again, and not pushed back (the new path deleted, the old one new).
-    @Test func aMoveRenameLostToAPowerCutIsAppliedAgainNotPushedBack() async throws {
-        let two = try await TwoDevices.start("lost-move")
-        defer { two.stop() }
-        try writeFile(two.a.path("old.txt"), "moved content")
-        try await two.waitForBoth(["old.txt": contentHash("moved content")])
-        try await two.b.waitUntilIdle()
-        two.b.stop()
-        try await two.b.start(environment: ["SYNCD_CRASH_POINT": "before-landed:new.txt"])
-        try FileManager.default.moveItem(atPath: two.a.path("old.txt"), toPath: two.a.path("new.txt"))
-        #expect(try await two.b.waitForExit(timeout: .seconds(30)), "the crash point did not fire")
-        // Renamed, not downloaded (a download would have left old.txt until its tombstone).
-        #expect(!FileManager.default.fileExists(atPath: two.b.path("old.txt")))
-        try FileManager.default.moveItem(atPath: two.b.path("new.txt"), toPath: two.b.path("old.txt"))
-        let client = two.server.client(credential: two.credentialA)
-        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
-
-        try await two.b.start()
-        try await two.waitForBoth(["new.txt": contentHash("moved content")])
-        try await two.a.waitUntilIdle()
-        try await two.b.waitUntilIdle()
-        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
-        #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions after its restart")
-        #expect(try await two.b.status()?.conflicts == 0)
-    }
 }
 
 /// kill -9 between the server applying a commit and this device recording it: the

@@ -9,8 +9,7 @@ enum CrashPoint: String, Sendable {
     /// A download is recorded in the index; its staging file is not renamed into place yet.
     case beforeRename = "before-rename"
     /// A download is renamed into place and recorded, but the rename is not made durable
-    /// yet, nor the download recorded as landed; or a remote move is renamed locally, not
-    /// durably, not recorded: a power cut here may lose the rename.
+    /// yet, nor the download recorded as landed: a power cut here may lose the rename.
     case beforeLanded = "before-landed"
     /// The server answered a commit holding the path; nothing of it is recorded here yet.
     case afterCommit = "after-commit"

@@ -195,10 +195,8 @@ struct Materializer: Sendable {
     }
 
     /// Renames a file for a remote move, if it is still what was planned
-    /// (`expected`), and gives it the entry's mode and mtime. The rename is made durable
-    /// (both directories fsynced) before this returns and the caller records the move: a
-    /// power cut that lost it after the records said moved would have the next start push
-    /// the move back (the new path deleted here, the old one new here).
+    /// (`expected`), and gives it the entry's mode and mtime. (Not made durable before the
+    /// caller records it: see docs/reliability.md on power cuts.)
     func move(_ from: String, to: String, expected: FileStat, mode: UInt32, mtimeNs: Int64) throws(DaemonError) -> FileStat {
         let source = try locate(from)
         let target = try locate(to)
@@ -213,8 +211,6 @@ struct Materializer: Sendable {
         guard utimensat(target.directory.fd, target.name, &times, AT_SYMLINK_NOFOLLOW) == 0 else {
             throw .io("set mtime", to)
         }
-        CrashPoint.reached(.beforeLanded, path: to)
-        try FileAssembler.syncRenames(in: [source.directory, target.directory])
         guard case .found(let stat) = target.lstat() else { throw .io("stat", to) }
         return stat
     }
