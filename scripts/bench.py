@@ -1339,6 +1339,18 @@ def bench_latency(ctx, samples=30, keep_open=False):
         ctx.done(env)
 
 
+def two_devices_failed(ctx, name, a, b):
+    """Records the exception being handled, with the log of the last device started."""
+    device = b or a
+    ctx.failures.append((name, traceback.format_exc(), tail(device.daemon_log) if device else ""))
+
+
+def stop_devices(ctx, *envs):
+    for env in envs:
+        if env is not None:
+            ctx.done(env)
+
+
 def wait_content(path, text, deadline):
     """Until the file at `path` holds `text` (polled every 0.5 ms); False at `deadline`."""
     while time.perf_counter() < deadline:
@@ -1396,11 +1408,9 @@ def bench_latency_device(ctx, samples=20):
         log(f"{name}: new file median {statistics.median(new) * 1000:.1f} ms, edit median "
             f"{statistics.median(edit) * 1000:.1f} ms")
     except Exception:
-        ctx.failures.append((name, traceback.format_exc(), tail(b.daemon_log if b else a.daemon_log if a else "")))
+        two_devices_failed(ctx, name, a, b)
     finally:
-        for env in (b, a):
-            if env is not None:
-                ctx.done(env)
+        stop_devices(ctx, b, a)
 
 
 def bench_receive_move(ctx, files=2000):
@@ -1437,11 +1447,9 @@ def bench_receive_move(ctx, files=2000):
             check_foreign(ctx, mon, f"{name} run {run + 1}")
             log(f"{name} run {run + 1}: {files} files at the new path on B {samples[-1]:.2f} s after the rename on A")
         except Exception:
-            ctx.failures.append((name, traceback.format_exc(), tail(b.daemon_log if b else a.daemon_log if a else "")))
+            two_devices_failed(ctx, name, a, b)
         finally:
-            for env in (b, a):
-                if env is not None:
-                    ctx.done(env)
+            stop_devices(ctx, b, a)
     if samples:
         ctx.add(name, f"a directory of {files} files renamed on A -> all at the new path on B", "s", samples)
 

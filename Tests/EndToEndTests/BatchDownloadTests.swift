@@ -55,26 +55,10 @@ struct BatchDownloadTests {
     @Test func aBatchCutBeforeItsRenamesArrivesAfterTheRestartNotPushedBack() async throws {
         let two = try await TwoDevices.start("batch-cut")
         defer { two.stop() }
-        two.b.stop()
-        var expected: [String: String] = [:]
-        for i in 0..<40 {
-            try writeFile(two.a.path("f\(i).txt"), "file \(i)")
-            expected["f\(i).txt"] = contentHash("file \(i)")
-        }
-        try await two.a.waitUntilIdle()
-        let client = two.server.client(credential: two.credentialA)
-        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
-        // Beta dies after recording the batch, before renaming any of it into place. It can
-        // die before a status poll ever sees it running, so it is not waited for.
-        try await two.b.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "before-rename:f7.txt"])
-        #expect(try await two.b.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
+        // Beta dies after recording the batch, before renaming any of it into place.
+        let (expected, revBefore) = try await Self.killWhileFilesLand(two, files: 40, at: "before-rename:f7.txt")
         #expect(!FileManager.default.fileExists(atPath: two.b.path("f7.txt")))
-        try await two.b.start()
-        try await two.waitForBoth(expected, timeout: .seconds(60))
-        try await two.b.waitUntilIdle()
-        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
-        #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions after its restart")
-        #expect(try await two.b.status()?.conflicts == 0)
+        try await Self.expectAllAfterRestartNothingPushed(two, expected, revBefore: revBefore)
         // No staging file is left behind.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty, "\(leftovers)")
@@ -93,6 +77,26 @@ struct BatchDownloadTests {
     func renamesLostToAPowerCutBeforeTheirBarrierAreDownloadedAgain(files: Int) async throws {
         let two = try await TwoDevices.start("batch-lost-renames")
         defer { two.stop() }
+        // f0.txt is in the first batch (a page is applied in path order).
+        let (expected, revBefore) = try await Self.killWhileFilesLand(two, files: files, at: "before-landed:f0.txt")
+        // The first batch's files were renamed into place, none durably; the second batch's
+        // (of 300) not yet.
+        let fm = FileManager.default
+        let placed = try fm.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasSuffix(".txt") }.sorted()
+        #expect(placed.count == min(files, 256), "\(placed.count) placed")  // a batch holds 256 files
+        for (i, name) in placed.enumerated() {
+            try fm.moveItem(atPath: two.b.path(name), toPath: two.b.path(".syncd-tmp-lost\(i)"))
+        }
+        try await Self.expectAllAfterRestartNothingPushed(two, expected, revBefore: revBefore)
+    }
+
+    /// `files` new files written on alpha while beta is stopped; beta started armed with the
+    /// crash point `point` and killed by it. It can die before a status poll ever sees it
+    /// running, so it is not waited for. Returns what both must end with, and the server's
+    /// revision before beta's restart.
+    static func killWhileFilesLand(_ two: TwoDevices, files: Int, at point: String) async throws
+        -> (expected: [String: String], revBefore: Int64)
+    {
         two.b.stop()
         var expected: [String: String] = [:]
         for i in 0..<files {
@@ -102,20 +106,19 @@ struct BatchDownloadTests {
         try await two.a.waitUntilIdle()
         let client = two.server.client(credential: two.credentialA)
         let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
-        // f0.txt is in the first batch (a page is applied in path order).
-        try await two.b.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "before-landed:f0.txt"])
+        try await two.b.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": point])
         #expect(try await two.b.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
-        // The first batch's files were renamed into place, none durably; the second batch's
-        // (of 300) not yet.
-        let fm = FileManager.default
-        let placed = try fm.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasSuffix(".txt") }.sorted()
-        #expect(placed.count == min(files, 256), "\(placed.count) placed")  // a batch holds 256 files
-        for (i, name) in placed.enumerated() {
-            try fm.moveItem(atPath: two.b.path(name), toPath: two.b.path(".syncd-tmp-lost\(i)"))
-        }
+        return (expected, revBefore)
+    }
+
+    /// Beta restarted: both have `expected`, and beta committed nothing.
+    static func expectAllAfterRestartNothingPushed(_ two: TwoDevices, _ expected: [String: String], revBefore: Int64)
+        async throws
+    {
         try await two.b.start()
         try await two.waitForBoth(expected, timeout: .seconds(60))
         try await two.b.waitUntilIdle()
+        let client = two.server.client(credential: two.credentialA)
         let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
         #expect(revAfter == revBefore, "beta committed \(revAfter - revBefore) revisions after its restart")
         #expect(try await two.b.status()?.conflicts == 0)
