@@ -1405,8 +1405,9 @@ def bench_latency_device(ctx, samples=20):
         ctx.add(name, f"same, p90 of {len(new)}", "s", [percentile(new, 90)])
         ctx.add(name, f"small file rewritten on A -> its content on B (median of {len(edit)})", "s", edit, "<= 0.05 s")
         ctx.add(name, f"same, p90 of {len(edit)}", "s", [percentile(edit, 90)])
-        log(f"{name}: new file median {statistics.median(new) * 1000:.1f} ms, edit median "
-            f"{statistics.median(edit) * 1000:.1f} ms")
+        if new and edit:
+            log(f"{name}: new file median {statistics.median(new) * 1000:.1f} ms, edit median "
+                f"{statistics.median(edit) * 1000:.1f} ms")
     except Exception:
         two_devices_failed(ctx, name, a, b)
     finally:
@@ -1431,7 +1432,7 @@ def bench_receive_move(ctx, files=2000):
             a.wait_idle(120)
             b = second_device(ctx, a, "recvmove-b")
             b.start_daemon()
-            wait_received(b, files, time.time() + ctx.args.timeout, f"device B has {{count}} of {files} files")
+            wait_received(b, files, now() + ctx.args.timeout, f"device B has {{count}} of {files} files")
             a.wait_idle(60)
             b.wait_idle(60)
             wait_quiet(ctx, f"{name} run {run + 1}")

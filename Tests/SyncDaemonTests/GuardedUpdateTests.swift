@@ -47,6 +47,45 @@ struct GuardedUpdateTests {
         #expect(bases.mapValues(\.rev) == ["a": 3, "b": 1, "c": 1])
     }
 
+    /// A download's landing (`BatchDownload.Landing`, EntryDownload): its record with the stat
+    /// since the rename is written only over the base the download recorded; a push that
+    /// recorded a newer revision of the path in between (the user edited the file once it
+    /// landed) keeps its records. The intent is dropped either way.
+    @Test func aLandingsRecordIsWrittenOnlyOverItsDownloadsBase() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        func local(_ path: String, inode: UInt64, hash: String) -> LocalRecord {
+            LocalRecord(
+                path: path, kind: .file, inode: inode, size: 4, mtimeNs: 1, ctimeNs: Int64(inode), mode: 0o644,
+                contentHash: hash, chunks: [], symlinkTarget: nil)
+        }
+        // Both downloads recorded before their renames: base rev 2, the staged stat, an intent.
+        var recorded = IndexUpdate()
+        recorded.bases = [Self.base("kept", rev: 2), Self.base("edited", rev: 2)]
+        recorded.locals = [local("kept", inode: 10, hash: "h2"), local("edited", inode: 20, hash: "h2")]
+        recorded.intents = ["kept", "edited"].map { DownloadIntent(path: $0, stagedInode: 1, previousLocal: nil, previousBase: nil) }
+        try index.records.apply(folder: "f", recorded)
+        // A push of "edited" recorded rev 3 and its own local record meanwhile.
+        var pushed = IndexUpdate()
+        pushed.bases = [Self.base("edited", rev: 3)]
+        pushed.locals = [local("edited", inode: 30, hash: "h3")]
+        try index.records.apply(folder: "f", pushed)
+
+        let landing = ["kept", "edited"].map { path in
+            GuardedUpdate(
+                path: path, update: IndexUpdate().adding(local: local(path, inode: 11, hash: "h2")), ifBase: Self.base(path, rev: 2))
+        }
+        var intents = IndexUpdate()
+        intents.landed = ["kept", "edited"]
+        let applied = try index.records.apply(folder: "f", guarded: landing, alongside: intents)
+        #expect(applied == ["kept"])
+        let records = try index.records.read(folder: "f", paths: ["kept", "edited"])
+        #expect(records.local["kept"]?.inode == 11, "the landed stat")
+        #expect(records.local["edited"]?.inode == 30, "the push's record stays")
+        #expect(records.base["edited"]?.rev == 3)
+        #expect(try index.records.intents.staged(folder: "f").isEmpty)
+    }
+
     /// An update that moves a path turns its old base into a tombstone: an update of that path
     /// later in the batch, planned over the live base, is left out (the bases are read one by
     /// one with a move in the batch, not all before it).

@@ -20,8 +20,8 @@ extension RecordStore {
 
     /// Applies each update whose path's base record is still its `ifBase`, all in one
     /// transaction (one fsync for the lot); returns the paths whose update was applied.
-    /// `alongside`: applied first in the same transaction, unguarded (a download batch's
-    /// "landed" records for the batch placed before, `BatchDownload.Landing`).
+    /// `alongside`: applied first in the same transaction, unguarded (the download intents
+    /// of files whose landing the guarded updates record, dropped whatever the base).
     func apply(folder: String, guarded updates: [GuardedUpdate], alongside: IndexUpdate? = nil) throws -> Set<String> {
         try pool.write { db in
             if let alongside { try apply(folder: folder, alongside, in: db) }

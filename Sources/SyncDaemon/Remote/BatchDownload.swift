@@ -21,8 +21,9 @@ struct BatchDownload: Sendable {
 
     /// A file of at most this size may be downloaded in a batch.
     static let batchFileLimit: Int64 = 1 << 20
-    /// A batch holds at most this many files (one syncfs and two index commits for the lot;
-    /// 2048 was slower on this disk: see docs/benchmarks.md, session 13)…
+    /// A batch holds at most this many files (one syncfs and one index commit for the lot, which
+    /// records the batch before it as landed too; 2048 was slower on this disk: see
+    /// docs/benchmarks.md, session 13)…
     static let batchMaxFiles = 256
     /// …at most this many bytes (they are held in memory until staged)…
     static let batchMaxBytes: Int64 = 32 << 20
@@ -299,8 +300,10 @@ struct BatchDownload: Sendable {
         CrashPoint.reached(.beforeLanded, paths: previous.files.map(\.entry.path))
         do {
             try FileAssembler.syncFileSystems(holding: staged.map(\.file.staging.directory) + previous.directories)
+            // (Only this batch's paths: those of the landing recorded with it are other paths.)
             recorded = try index.records.apply(
-                folder: folder, guarded: updates + previous.records, alongside: previous.isEmpty ? nil : previous.intents)
+                folder: folder, guarded: updates + previous.records, alongside: previous.isEmpty ? nil : previous.intents
+            ).subtracting(previous.files.map(\.entry.path))
         } catch {
             for (file, _, _) in staged { assembler.discard(file) }
             others.append(contentsOf: staged.map(\.file.entry))

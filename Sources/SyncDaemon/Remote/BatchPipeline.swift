@@ -3,7 +3,7 @@ import SyncCore
 /// Batches of small downloads in page order, each one's chunks fetched while the batch
 /// before it is planned and staged, and each one placed while the batch after it is staged:
 /// the network, the server, the staging (mostly the kernel creating files) and the placing
-/// (mostly waiting for the disk: a `syncfs`, two index commits) work side by side instead
+/// (mostly waiting for the disk: a `syncfs`, one index commit) work side by side instead
 /// of in turn. Batches are placed one at a time, in page order. Only the chunks of files
 /// that will likely download into an empty place are fetched ahead (no local record,
 /// nothing at the path): the rest are planned first, as before. At most two batches'
