@@ -47,10 +47,10 @@ struct GuardedUpdateTests {
         #expect(bases.mapValues(\.rev) == ["a": 3, "b": 1, "c": 1])
     }
 
-    /// A download's landing (`BatchDownload.Landing`, EntryDownload): its record with the stat
-    /// since the rename is written only over the base the download recorded; a push that
-    /// recorded a newer revision of the path in between (the user edited the file once it
-    /// landed) keeps its records. The intent is dropped either way.
+    /// A download's landing (`LandedDownload`: `BatchDownload.Landing`, EntryDownload): its
+    /// record with the stat since the rename is written only over the base the download
+    /// recorded; a push that recorded a newer revision of the path in between (the user
+    /// edited the file once it landed) keeps its records. The intent is dropped either way.
     @Test func aLandingsRecordIsWrittenOnlyOverItsDownloadsBase() throws {
         let (index, tmp) = try JournalTests.store()
         defer { tmp.remove() }
@@ -71,13 +71,10 @@ struct GuardedUpdateTests {
         pushed.locals = [local("edited", inode: 30, hash: "h3")]
         try index.records.apply(folder: "f", pushed)
 
-        let landing = ["kept", "edited"].map { path in
-            GuardedUpdate(
-                path: path, update: IndexUpdate().adding(local: local(path, inode: 11, hash: "h2")), ifBase: Self.base(path, rev: 2))
+        let landed = ["kept", "edited"].map { path in
+            LandedDownload(local: local(path, inode: 11, hash: "h2"), base: Self.base(path, rev: 2))
         }
-        var intents = IndexUpdate()
-        intents.landed = ["kept", "edited"]
-        let applied = try index.records.apply(folder: "f", guarded: landing, alongside: intents)
+        let applied = try index.records.apply(folder: "f", guarded: [], landed: landed)
         #expect(applied == ["kept"])
         let records = try index.records.read(folder: "f", paths: ["kept", "edited"])
         #expect(records.local["kept"]?.inode == 11, "the landed stat")

@@ -56,6 +56,15 @@ struct GuardedUpdate: Sendable {
     var ifBase: BaseRecord?
 }
 
+/// A download renamed into place, its rename durable now: its intent is dropped, and its
+/// local record (the stat since the rename) written only while the path's base is still
+/// `base`, the one the download recorded (a push may have recorded a newer revision since:
+/// that one stays).
+struct LandedDownload: Sendable {
+    var local: LocalRecord
+    var base: BaseRecord
+}
+
 /// Carries an `IndexUpdate` across the module boundary without exposing its fields.
 public struct IndexUpdateBox: Sendable {
     var value: IndexUpdate

@@ -19,12 +19,14 @@ extension RecordStore {
     }
 
     /// Applies each update whose path's base record is still its `ifBase`, all in one
-    /// transaction (one fsync for the lot); returns the paths whose update was applied.
-    /// `alongside`: applied first in the same transaction, unguarded (the download intents
-    /// of files whose landing the guarded updates record, dropped whatever the base).
-    func apply(folder: String, guarded updates: [GuardedUpdate], alongside: IndexUpdate? = nil) throws -> Set<String> {
-        try pool.write { db in
-            if let alongside { try apply(folder: folder, alongside, in: db) }
+    /// transaction (one fsync for the lot), and records `landed` in it (`LandedDownload`);
+    /// returns the paths whose update or landed record was written.
+    func apply(folder: String, guarded updates: [GuardedUpdate], landed: [LandedDownload] = []) throws -> Set<String> {
+        let updates = updates + landed.map {
+            GuardedUpdate(path: $0.local.path, update: IndexUpdate().adding(local: $0.local), ifBase: $0.base)
+        }
+        return try pool.write { db in
+            if !landed.isEmpty { try intents.drop(folder: folder, paths: landed.map(\.local.path), in: db) }
             // The bases are read in few queries, then kept as the updates write them. An update
             // that moves or removes a subtree could change other paths' bases: with one of
             // those, each base is read right before its update instead.
@@ -46,6 +48,11 @@ extension RecordStore {
             }
             return applied
         }
+    }
+
+    /// Records `landed` (`LandedDownload`) in one transaction.
+    func record(folder: String, landed: [LandedDownload]) throws {
+        _ = try apply(folder: folder, guarded: [], landed: landed)
     }
 
     /// Puts back a path's records as they were (nil: none).

@@ -63,20 +63,9 @@ struct BatchDownload: Sendable {
         var isEmpty: Bool { files.isEmpty }
         fileprivate var directories: [DirectoryHandle] { files.map(\.directory) }
 
-        /// The records that say these files landed (their stat since the rename), each only
-        /// over the base its download recorded: a push may have recorded a newer revision of
-        /// the path since (the user edited the file after it landed), and that one stays.
-        fileprivate var records: [GuardedUpdate] {
-            files.map { entry, stat, _ in
-                GuardedUpdate(path: entry.path, update: IndexUpdate().adding(local: entry.localRecord(stat: stat)), ifBase: entry.baseRecord)
-            }
-        }
-
-        /// Their intents, dropped whatever the base.
-        fileprivate var intents: IndexUpdate {
-            var update = IndexUpdate()
-            update.landed = files.map(\.entry.path)
-            return update
+        /// The records that say these files landed (their stat since the rename).
+        fileprivate var landed: [LandedDownload] {
+            files.map { entry, stat, _ in LandedDownload(local: entry.localRecord(stat: stat), base: entry.baseRecord) }
         }
     }
 
@@ -124,7 +113,7 @@ struct BatchDownload: Sendable {
         CrashPoint.reached(.beforeLanded, paths: landing.files.map(\.entry.path))
         do {
             try FileAssembler.syncRenames(in: landing.directories)
-            _ = try index.records.apply(folder: folder, guarded: landing.records, alongside: landing.intents)
+            try index.records.record(folder: folder, landed: landing.landed)
         } catch {
             landed(landing, failedWith: error, into: &outcome)
             return
@@ -301,9 +290,8 @@ struct BatchDownload: Sendable {
         do {
             try FileAssembler.syncFileSystems(holding: staged.map(\.file.staging.directory) + previous.directories)
             // (Only this batch's paths: those of the landing recorded with it are other paths.)
-            recorded = try index.records.apply(
-                folder: folder, guarded: updates + previous.records, alongside: previous.isEmpty ? nil : previous.intents
-            ).subtracting(previous.files.map(\.entry.path))
+            recorded = try index.records.apply(folder: folder, guarded: updates, landed: previous.landed)
+                .subtracting(previous.files.map(\.entry.path))
         } catch {
             for (file, _, _) in staged { assembler.discard(file) }
             others.append(contentsOf: staged.map(\.file.entry))

@@ -103,13 +103,8 @@ struct EntryDownload: Sendable {
             // intent stays, and the next start finds the file landed.
             CrashPoint.reached(.beforeLanded, path: path)
             try FileAssembler.syncRenames(in: [directory])
-            // Its record only over the base it recorded (a push may have recorded a newer one
-            // since); its intent dropped whatever the base.
-            let late = IndexUpdate().adding(local: entry.localRecord(stat: final, chunkLengths: LocalRecord.lengths(chunkLengths)))
-            var landed = IndexUpdate()
-            landed.landed = [path]
-            _ = try index.records.apply(
-                folder: folder, guarded: [GuardedUpdate(path: path, update: late, ifBase: entry.baseRecord)], alongside: landed)
+            let local = entry.localRecord(stat: final, chunkLengths: LocalRecord.lengths(chunkLengths))
+            try index.records.record(folder: folder, landed: [LandedDownload(local: local, base: entry.baseRecord)])
         }
     }
 
