@@ -16,4 +16,11 @@ extension RelativePath {
     public static func moved(_ path: String, from: String, to: String) -> String {
         to + String(decoding: path.utf8.dropFirst(from.utf8.count), as: UTF8.self)
     }
+
+    /// Whether `path` is `other` or lies below it. By UTF-8 bytes, like `moved`: a name
+    /// that begins with a combining mark is still below its directory.
+    public static func isWithin(_ path: String, _ other: String) -> Bool {
+        path.utf8.starts(with: other.utf8)
+            && (path.utf8.count == other.utf8.count || path.utf8.dropFirst(other.utf8.count).first == UInt8(ascii: "/"))
+    }
 }

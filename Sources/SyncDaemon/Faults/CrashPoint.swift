@@ -11,6 +11,9 @@ enum CrashPoint: String, Sendable {
     /// A download is renamed into place and recorded, but the rename is not made durable
     /// yet, nor the download recorded as landed: a power cut here may lose the rename.
     case beforeLanded = "before-landed"
+    /// A remote directory move is renamed whole and made durable; its records are not
+    /// re-keyed yet (for the directory's new path).
+    case beforeMoveRecorded = "before-move-recorded"
     /// The server answered a commit holding the path; nothing of it is recorded here yet.
     case afterCommit = "after-commit"
 

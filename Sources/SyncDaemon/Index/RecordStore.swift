@@ -27,6 +27,16 @@ struct RecordStore: Sendable {
         return (locals, bases)
     }
 
+    /// The local records and live base records at `path` and below it, from one snapshot.
+    func subtree(folder: String, at path: String) throws -> (locals: [LocalRecord], bases: [BaseRecord]) {
+        try pool.read { db in
+            let arguments = IndexSQL.subtree(folder: folder, path)
+            let locals = try Row.fetchAll(db, sql: "SELECT * FROM \(LocalFileStore.table) WHERE \(IndexSQL.subtree)", arguments: arguments)
+            let bases = try Row.fetchAll(db, sql: "SELECT * FROM \(BaseStore.table) WHERE \(IndexSQL.subtree) AND deleted = 0", arguments: arguments)
+            return (try locals.map(LocalFileStore.decode), try bases.map(BaseStore.decode))
+        }
+    }
+
     /// Applies index changes outside a push (downloads, adopted revisions) in one transaction.
     func apply(folder: String, _ update: IndexUpdate) throws {
         try pool.write { db in _ = try apply(folder: folder, update, in: db) }

@@ -50,7 +50,7 @@ struct RemoteApplier: Sendable {
     /// `ownDeviceId`: entries this device committed whose push is still being
     /// recorded are its own echo; the uploader records them. Entries a move
     /// made are always planned: the push that made them records only the move.
-    func apply(_ entries: [WireEntry], device: String, ownDeviceId: String?, skip: @Sendable (String, Bool) -> Bool) async
+    func apply(_ entries: [WireEntry], device: String, ownDeviceId: String?, skip: @escaping @Sendable (String, Bool) -> Bool) async
         -> Outcome
     {
         var outcome = Outcome()
@@ -106,12 +106,26 @@ struct RemoteApplier: Sendable {
             seen[path].flatMap { $0.deleted ? nil : $0.contentHash }
         }
         var renamedAway = Set<String>()
+        // Entries applied by a directory move renamed whole (`moveDirectoryWhole`).
+        let page = PageEntries(valid)
+        var movedWhole = Set<String>()
         // Small new files gathered into batches, in page order: a batch is applied (after the
         // next one's chunks are on their way, `BatchPipeline`) before the next entry that
         // cannot join it, unless that is a new directory (which may pass any batch waiting).
         var batch = PendingBatch()
         var batches = BatchPipeline(applier: self, device: device, stamp: stamp)
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
+            if movedWhole.contains(entry.path) {
+                outcome.applied.append((entry.path, entry.rev))
+                continue
+            }
+            if !entry.deleted, entry.kind == .directory, entry.movedFrom != nil,
+                let applied = moveDirectoryWhole(entry, page: page, skip: skip, into: &outcome)
+            {
+                movedWhole.formUnion(applied.map(\.path))
+                outcome.applied.append((entry.path, entry.rev))
+                continue
+            }
             if BatchDownload.batchable(entry, moves: moves) {
                 batch.add(entry)
                 if batch.isFull { await batches.add(batch.take(), into: &outcome) }
