@@ -51,7 +51,7 @@ struct PropagationTests {
     }
 
     @Test func aDirectoryOfAThousandFilesRenamedOnOneDevice() async throws {
-        let two = try await TwoDevices.start("dir-rename")
+        let two = try await TwoDevices.start("dir-rename", logLevel: "trace")
         defer { two.stop() }
         var expected: [String: String] = ["album": Self.dir, "album/raw": Self.dir]
         try FileManager.default.createDirectory(atPath: two.a.path("album/raw"), withIntermediateDirectories: true)
@@ -66,6 +66,7 @@ struct PropagationTests {
         let client = two.server.client(credential: two.credentialA)
         let before = try await client.allRevisions(folder: "docs").map(\.rev).max() ?? 0
         let inode = try Self.inode(two.a.path("album"))
+        let logBefore = two.a.log.utf8.count
         try FileManager.default.moveItem(atPath: two.b.path("album"), toPath: two.b.path("Album 2026"))
         expected = Dictionary(uniqueKeysWithValues: expected.map { ("Album 2026" + $0.key.dropFirst(5), $0.value) })
         try await two.waitForBoth(expected, timeout: .seconds(120))
@@ -88,6 +89,14 @@ struct PropagationTests {
         // Alpha renamed the directory whole (one rename, not a new directory and a rename
         // per file): its inode is the one it had.
         #expect(try Self.inode(two.a.path("Album 2026")) == inode, "alpha made a new directory")
+        // Its rename's own event was known as the echo: nothing in it was journaled again.
+        try await eventually("alpha knows the rename's event as its echo", timeout: .seconds(10)) {
+            two.a.log.contains("event is a remote directory move's echo folder=docs path=\"Album 2026\"")
+        }
+        let since = String(decoding: two.a.log.utf8.dropFirst(logBefore), as: UTF8.self)
+        // (The directory itself is journaled once, by the IN_MOVE_SELF its own watch reports.)
+        let fates = since.split(separator: "\n").filter { $0.contains("push fate") && !$0.hasSuffix("path=\"Album 2026\"") }
+        #expect(fates.isEmpty, "alpha journaled what the move renamed: \(fates.prefix(8).joined(separator: "\n"))")
         // Alpha renamed its files: nothing was copied, nothing went to the trash.
         let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
         #expect(trashed.isEmpty, "\(trashed.count) files in alpha's trash")

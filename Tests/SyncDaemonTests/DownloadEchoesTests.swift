@@ -23,6 +23,25 @@ struct DownloadEchoesTests {
         #expect(echoes.isEmpty)
     }
 
+    /// A directory a remote move renames whole is the echo of the rename's event only, with
+    /// the inode it had: not of a creation event there, not of another directory moved there.
+    @Test func aDirectoryMovedWholeIsTheEchoOfItsRenameOnly() {
+        let echoes = DownloadEchoes()
+        echoes.expectMove("new", inode: 5)
+        #expect(!echoes.consume("new", current: { Self.stat(.directory, inode: 5) }), "a creation event is not the rename's")
+        #expect(!echoes.consume("new", moved: true, current: { Self.stat(.directory, inode: 8) }), "another directory moved there")
+        echoes.expectMove("new", inode: 5)
+        #expect(echoes.consume("new", moved: true, current: { Self.stat(.directory, inode: 5) }))
+        #expect(!echoes.consume("new", moved: true, current: { Self.stat(.directory, inode: 5) }), "a second event is the user's")
+        echoes.expectMove("new", inode: 5)
+        echoes.forgetMove("new")
+        #expect(!echoes.consume("new", moved: true, current: { Self.stat(.directory, inode: 5) }), "the move did not happen")
+        // A download's directory is not a move's echo.
+        echoes.expectDirectory("made")
+        #expect(!echoes.consume("made", moved: true, current: { Self.stat(.directory, inode: 9) }))
+        #expect(echoes.consume("made", current: { Self.stat(.directory, inode: 9) }))
+    }
+
     @Test func aDirectoryIsItsEchoWhileMadeAndAfterWithItsInode() {
         let echoes = DownloadEchoes()
         echoes.expectDirectory("d")

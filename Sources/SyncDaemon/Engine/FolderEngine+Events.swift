@@ -65,6 +65,12 @@ extension FolderEngine {
             // Files may have landed in it before its watch existed: scan it. A directory a
             // download made is recorded already: only what is in it is journaled.
             perform(settle.done(path))
+            // A directory a remote move renamed whole: what is in it is recorded already (and
+            // what the user wrote there meanwhile is journaled by the move).
+            if f.contains(.movedTo), echoes.consume(path, moved: true, current: { currentStat(path) }) {
+                logger.trace("event is a remote directory move's echo", metadata: ["path": "\(path)"])
+                return
+            }
             let made = f.contains(.created) && echoes.consume(path, current: { currentStat(path) })
             if made { logger.trace("event is a download's echo", metadata: ["path": "\(path)"]) }
             await scanner.scanSubtree(path, then: source, moves: moves, itself: !made)

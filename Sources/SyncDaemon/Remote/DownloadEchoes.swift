@@ -29,6 +29,9 @@ final class DownloadEchoes: Sendable {
         var expires: ContinuousClock.Instant
         /// A directory's creation event was taken as this echo before its rows were written.
         var seen = false
+        /// A directory a remote move renames whole (its rename's event is the echo, not a
+        /// creation's): matched by the inode it had at its old path.
+        var moved = false
 
         /// A directory whose download has not said yet how it ended (`recorded` drops a
         /// seen one, so a seen echo is always one of these).
@@ -55,6 +58,19 @@ final class DownloadEchoes: Sendable {
     /// are written, `failed` if it was not made or not recorded.
     func expectDirectory(_ path: String) {
         insert(path, Echo(kind: .directory, inode: nil, size: 0, mtimeNs: 0, expires: .now + Self.lifetime))
+    }
+
+    /// Called right before a remote directory move renames the directory with `inode` to
+    /// `path` (`RemoteApplier.moveDirectoryWhole`).
+    func expectMove(_ path: String, inode: UInt64) {
+        insert(path, Echo(kind: .directory, inode: inode, size: 0, mtimeNs: 0, expires: .now + Self.lifetime, moved: true))
+    }
+
+    /// The move expected at `path` did not happen (or was undone).
+    func forgetMove(_ path: String) {
+        expected.withLock { table in
+            if table.echoes[path]?.moved == true { table.echoes[path] = nil }
+        }
     }
 
     /// The directory expected at `path` was made with `inode` and recorded.
@@ -127,11 +143,13 @@ final class DownloadEchoes: Sendable {
     }
 
     /// Whether an event at `path` is the echo of a placed download (consumed: a second
-    /// event there is the user's). `current` looks at what is at the path now; it is called
-    /// only when an echo is expected there.
-    func consume(_ path: String, current: () -> FileStat?) -> Bool {
+    /// event there is the user's); with `moved`, of a directory a remote move renamed there
+    /// (only a rename's event is asked about that, and only that about a rename's event).
+    /// `current` looks at what is at the path now; it is called only when an echo is
+    /// expected there.
+    func consume(_ path: String, moved: Bool = false, current: () -> FileStat?) -> Bool {
         let echo = expected.withLock { table -> Echo? in
-            guard let echo = table.echoes[path] else { return nil }
+            guard let echo = table.echoes[path], echo.moved == moved else { return nil }
             // A directory not recorded yet stays, marked, until its download says how it ended.
             if echo.isBeingMade {
                 table.echoes[path]?.seen = true

@@ -71,7 +71,15 @@ extension RemoteApplier {
         guard let inode = here.directory?.inode, let top = here.bases.first(where: { $0.path == old }) else {
             throw DaemonError(.changedMeanwhile, "not as looked at", path: old)
         }
-        let stat = try materializer.moveDirectory(old, to: new, inode: inode)
+        // Its rename's events need no journaling: the records are written here.
+        echoes.expectMove(new, inode: inode)
+        let stat: FileStat
+        do {
+            stat = try materializer.moveDirectory(old, to: new, inode: inode)
+        } catch {
+            echoes.forgetMove(new)
+            throw error
+        }
         CrashPoint.reached(.beforeMoveRecorded, path: new)
         // Looked at again where it is now: what differs from the look before the rename was
         // written by the user in between (its events named the old path, and found nothing).
@@ -98,6 +106,7 @@ extension RemoteApplier {
             try index.records.apply(folder: folder, update, ifBase: top, at: old)
         } catch {
             // A push recorded the old directory meanwhile: put it back, and go one by one.
+            echoes.forgetMove(new)
             try materializer.moveDirectoryBack(new, from: old)
             throw error
         }
