@@ -33,6 +33,7 @@ Scenarios (see docs/benchmarks.md for what each number means):
   latency-device a new small file, and a rewrite of one, on device A -> the content on
                 device B (20 samples each)
   receive-move  a synced directory of 2,000 files renamed on A -> all at the new path on B
+  receive-renames  2,000 synced files each renamed in their directory on A -> all renamed on B
   scan-100k     100,000 files in 1,000 directories: first scan, watches, initial push,
                 a second device's receive of all of them (rsync of the folder in the same
                 run), idle CPU/RSS with all of it watched, warm rescans (syncd's own timings)
@@ -1414,10 +1415,11 @@ def bench_latency_device(ctx, samples=20):
         stop_devices(ctx, b, a)
 
 
-def bench_receive_move(ctx, files=2000):
+def bench_receive_move(ctx, files=2000, each=False):
     """A synced directory of `files` small files renamed on A -> all of them at the new path
-    on B, the old directory gone."""
-    name = "receive-move"
+    on B, the old directory gone. `each`: every file renamed in its directory instead
+    (f<i>.txt -> g<i>.txt), one move each on the server."""
+    name = "receive-renames" if each else "receive-move"
     samples = []
     for run in range(ctx.args.runs):
         a = b = None
@@ -1438,9 +1440,20 @@ def bench_receive_move(ctx, files=2000):
             wait_quiet(ctx, f"{name} run {run + 1}")
             mon = Meter(a, also=[b.daemon])
             target, old = os.path.join(b.folder, "e"), os.path.join(b.folder, "d")
+
+            def arrived():
+                if each:
+                    names = os.listdir(old)
+                    return len(names) == files and all(n.startswith("g") for n in names)
+                return os.path.isdir(target) and len(os.listdir(target)) == files and not os.path.exists(old)
+
             t0 = time.perf_counter()
-            os.rename(os.path.join(a.folder, "d"), os.path.join(a.folder, "e"))
-            while not (os.path.isdir(target) and len(os.listdir(target)) == files and not os.path.exists(old)):
+            if each:
+                for i in range(files):
+                    os.rename(os.path.join(a.folder, "d", f"f{i}.txt"), os.path.join(a.folder, "d", f"g{i}.txt"))
+            else:
+                os.rename(os.path.join(a.folder, "d"), os.path.join(a.folder, "e"))
+            while not arrived():
                 if time.perf_counter() - t0 > ctx.args.timeout:
                     raise BenchError(f"B did not have the {files} files at the new path after {ctx.args.timeout} s")
                 time.sleep(0.002)
@@ -1452,7 +1465,12 @@ def bench_receive_move(ctx, files=2000):
         finally:
             stop_devices(ctx, b, a)
     if samples:
-        ctx.add(name, f"a directory of {files} files renamed on A -> all at the new path on B", "s", samples)
+        what = f"{files} files each renamed in their directory" if each else f"a directory of {files} files renamed"
+        ctx.add(name, f"{what} on A -> all at the new path on B", "s", samples)
+
+
+def bench_receive_renames(ctx):
+    bench_receive_move(ctx, each=True)
 
 
 _synced = None
@@ -2608,6 +2626,7 @@ SCENARIOS = {
     "idle": bench_idle,
     "dir-move": bench_dir_move,
     "receive-move": bench_receive_move,
+    "receive-renames": bench_receive_renames,
     "gc": bench_gc,
     "scale-out": bench_scale_out,
     "many-devices": bench_many_devices,

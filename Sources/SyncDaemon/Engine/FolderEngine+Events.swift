@@ -82,8 +82,9 @@ extension FolderEngine {
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // The writer is done (or the file was renamed into place): act at once.
             perform(settle.done(path))
-            // Unless it is a download of ours landing (recorded already).
-            if f.contains(.movedTo), from == nil {
+            // Unless it is a download of ours landing, or a file a remote move renamed (its
+            // records are written for it, with its departure's).
+            if f.contains(.movedTo) {
                 let echo = echoes.consume(path, current: { currentStat(path) })
                 // The end of a burst: no directory stays held while the folder is quiet (an
                 // open directory keeps its file system from being unmounted).

@@ -14,6 +14,9 @@ enum CrashPoint: String, Sendable {
     /// A remote directory move is renamed whole and made durable; its records are not
     /// re-keyed yet (for the directory's new path).
     case beforeMoveRecorded = "before-move-recorded"
+    /// A run of files renamed for remote moves is renamed and made durable; their records
+    /// are not written yet (for any of their new paths).
+    case beforeRenamesRecorded = "before-renames-recorded"
     /// The server answered a commit holding the path; nothing of it is recorded here yet.
     case afterCommit = "after-commit"
 

@@ -185,7 +185,7 @@ struct Materializer: Sendable {
     /// For futimens/utimensat: atime left alone (UTIME_OMIT), mtime set (clamped
     /// to what the kernel takes; nanoseconds always in 0..<1e9).
     static func times(mtimeNs: Int64) -> [timespec] {
-        let clamped = min(max(mtimeNs, EntryLimits.mtimeNs.lowerBound), EntryLimits.mtimeNs.upperBound)
+        let clamped = clampedMtime(mtimeNs)
         let (seconds, nanos) = clamped.quotientAndRemainder(dividingBy: 1_000_000_000)
         let (s, ns) = nanos < 0 ? (seconds - 1, nanos + 1_000_000_000) : (seconds, nanos)
         return [
@@ -194,25 +194,42 @@ struct Materializer: Sendable {
         ]
     }
 
-    /// Renames a file for a remote move, if it is still what was planned
-    /// (`expected`), and gives it the entry's mode and mtime. (Not made durable before the
-    /// caller records it: see docs/reliability.md on power cuts.)
-    func move(_ from: String, to: String, expected: FileStat, mode: UInt32, mtimeNs: Int64) throws(DaemonError) -> FileStat {
+    /// The mtime a file gets for `mtimeNs` (what the kernel takes).
+    static func clampedMtime(_ mtimeNs: Int64) -> Int64 {
+        min(max(mtimeNs, EntryLimits.mtimeNs.lowerBound), EntryLimits.mtimeNs.upperBound)
+    }
+
+    /// Renames a file for a remote move, if it is still what was planned (`expected`),
+    /// after giving it the entry's mode and mtime (`beforeRename` sees the stat it then has,
+    /// which the rename keeps but for the ctime). Returns its stat at the new path and the
+    /// directories renamed out of and into; not durable until the caller makes it so
+    /// (`RemoteApplier.recordRenames`).
+    func move(
+        _ from: String, to: String, expected: FileStat, mode: UInt32, mtimeNs: Int64, beforeRename: (FileStat) -> Void
+    ) throws(DaemonError) -> (stat: FileStat, directories: [DirectoryHandle]) {
         let source = try locate(from)
         let target = try locate(to)
         try checkUnchanged(source, expected: expected)
+        // Only what differs (a moved file mostly keeps both): each change is an event of
+        // the old path's, journaled and looked at for nothing.
+        let wanted = Self.safeMode(mode, fallback: 0o644)
+        if expected.mode & 0o7777 != UInt32(wanted) {
+            guard fchmodat(source.directory.fd, source.name, wanted, AT_SYMLINK_NOFOLLOW) == 0 else { throw .io("chmod", from) }
+        }
+        if expected.mtimeNs != Self.clampedMtime(mtimeNs) {
+            var times = Self.times(mtimeNs: mtimeNs)
+            guard utimensat(source.directory.fd, source.name, &times, AT_SYMLINK_NOFOLLOW) == 0 else {
+                throw .io("set mtime", from)
+            }
+        }
+        guard case .found(let ready) = source.lstat() else { throw .io("stat", from) }
+        beforeRename(ready)
         guard source.renameNoReplace(to: target) == 0 else {
             if errno == EEXIST { throw DaemonError(.changedMeanwhile, "created meanwhile", path: to) }
             throw .io("rename", to)
         }
-        guard fchmodat(target.directory.fd, target.name, Self.safeMode(mode, fallback: 0o644), AT_SYMLINK_NOFOLLOW) == 0
-        else { throw .io("chmod", to) }
-        var times = Self.times(mtimeNs: mtimeNs)
-        guard utimensat(target.directory.fd, target.name, &times, AT_SYMLINK_NOFOLLOW) == 0 else {
-            throw .io("set mtime", to)
-        }
         guard case .found(let stat) = target.lstat() else { throw .io("stat", to) }
-        return stat
+        return (stat, [source.directory, target.directory])
     }
 
     /// Renames `path` to `other` in the folder (conflict copies).

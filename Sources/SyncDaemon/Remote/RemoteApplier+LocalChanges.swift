@@ -6,10 +6,11 @@ import SyncCore
 /// moved to the trash for a delete, set aside as a conflict copy.
 extension RemoteApplier {
     /// A remote move of an unchanged file: rename it locally (nothing copied,
-    /// nothing trashed). False when either side is not as planned (the local
-    /// file was edited, or something is at the new path): then the entries are
-    /// applied one by one as usual.
-    func renameLocal(from tombstone: WireEntry, to entry: WireEntry) throws -> Bool {
+    /// nothing trashed), its records left to `recordRenames` with the others of the run
+    /// (`PendingRenames`). False when either side is not as planned (the local file was
+    /// edited, or something is at the new path): then the entries are applied one by one
+    /// as usual.
+    func renameLocal(from tombstone: WireEntry, to entry: WireEntry, into pending: inout PendingRenames) throws -> Bool {
         let records = try index.records.read(folder: folder, paths: [tombstone.path, entry.path])
         let (oldView, oldStat) = try materializer.inspect(tombstone.path, record: records.local[tombstone.path])
         guard let oldStat, oldView.kind == .file, oldView.contentHash == entry.contentHash,
@@ -19,17 +20,60 @@ extension RemoteApplier {
         guard !newView.exists, Planner.plan(local: newView, base: records.base[entry.path], remote: entry) == .download else {
             return false
         }
-        let moved = try materializer.move(tombstone.path, to: entry.path, expected: oldStat, mode: entry.mode, mtimeNs: entry.mtimeNs)
+        // Its rename's event is the echo (the records are written for it): expected with the
+        // mode and mtime given before the rename.
+        let moved: (stat: FileStat, directories: [DirectoryHandle])
+        do {
+            moved = try materializer.move(
+                tombstone.path, to: entry.path, expected: oldStat, mode: entry.mode, mtimeNs: entry.mtimeNs,
+                beforeRename: { echoes.expect(entry.path, stat: $0) })
+        } catch {
+            echoes.forget(entry.path)
+            throw error
+        }
         var update = IndexUpdate()
         update.bases.append(tombstone.baseRecord)
         update.bases.append(entry.baseRecord)
         update.removedLocals.append(tombstone.path)
-        // No chunk lengths: `move` sets the mtime back, so a write in the instant before would
-        // leave a settled stat over other bytes (the next chunking finds them again).
-        update.locals.append(entry.localRecord(stat: moved))
-        try index.records.apply(folder: folder, update)
+        // No chunk lengths: `move` may set the mtime back, so a write in the instant before
+        // would leave a settled stat over other bytes (the next chunking finds them again).
+        update.locals.append(entry.localRecord(stat: moved.stat))
+        pending.add(
+            GuardedUpdate(path: entry.path, update: update, ifBase: records.base[entry.path]), arrival: entry,
+            departure: tombstone, directories: moved.directories)
         logger.trace("remote move renamed locally", metadata: ["path": "\(entry.path)", "from": "\(tombstone.path)"])
         return true
+    }
+
+    /// Makes the renames of `pending` durable (their directories fsynced, or their file
+    /// systems synced), then records them in one transaction, each only over the base its
+    /// rename was planned against. A rename whose record is left out (a push recorded the
+    /// path meanwhile) has both its paths journaled and its departure applied the usual
+    /// way; if the barrier or the transaction fails, the arrivals are kept for a retry,
+    /// which finds the files renamed and adopts them.
+    func recordRenames(_ pending: inout PendingRenames, renamedAway: inout Set<String>, into outcome: inout Outcome) {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending = PendingRenames()
+        do {
+            try FileAssembler.syncRenames(in: batch.directories)
+            CrashPoint.reached(.beforeRenamesRecorded, paths: batch.moves.map(\.arrival.path))
+            let recorded = try index.records.apply(folder: folder, guarded: batch.updates)
+            for (arrival, departure) in batch.moves {
+                outcome.applied.append((arrival.path, arrival.rev))
+                guard !recorded.contains(arrival.path) else { continue }
+                renamedAway.remove(departure.path)
+                outcome.pushes += [arrival.path, departure.path]
+            }
+        } catch {
+            let problem = Self.problem(error, path: nil)
+            logger.warning("cannot record renames for remote moves", metadata: ["count": "\(batch.moves.count)", "error": "\(problem)"])
+            for (arrival, departure) in batch.moves {
+                renamedAway.remove(departure.path)
+                outcome.errors.append((arrival.path, problem))
+                outcome.failed.append((arrival, problem))
+            }
+        }
     }
 
     /// Removes the local path for a remote delete, if it is still what was planned

@@ -114,7 +114,11 @@ struct RemoteApplier: Sendable {
         // cannot join it, unless that is a new directory (which may pass any batch waiting).
         var batch = PendingBatch()
         var batches = BatchPipeline(applier: self, device: device, stamp: stamp)
+        // Files renamed for moves, recorded together before anything else is applied.
+        var renames = PendingRenames()
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
+            let renamable = !entry.deleted && moves[entry.path] != nil
+            if !renamable { recordRenames(&renames, renamedAway: &renamedAway, into: &outcome) }
             if movedWhole.contains(entry.path) {
                 outcome.applied.append((entry.path, entry.rev))
                 continue
@@ -144,17 +148,20 @@ struct RemoteApplier: Sendable {
                 // with one at the arrival's rev (the real one, later, then finds it done).
                 let tombstone = tombstones[old] ?? entry.departure(from: old)
                 do {
-                    if try renameLocal(from: tombstone, to: entry) {
+                    if try renameLocal(from: tombstone, to: entry, into: &renames) {
                         renamedAway.insert(old)
-                        outcome.applied.append((entry.path, entry.rev))
+                        if renames.isFull { recordRenames(&renames, renamedAway: &renamedAway, into: &outcome) }
                         continue
                     }
                 } catch {
                     logger.debug("rename for a remote move failed; copying instead", metadata: ["path": "\(entry.path)", "error": "\(error)"])
                 }
+                // (A copy may take its bytes from a file renamed before: recorded first.)
+                recordRenames(&renames, renamedAway: &renamedAway, into: &outcome)
             }
             await applyOne(entry, device: device, stamp: stamp, into: &outcome)
         }
+        recordRenames(&renames, renamedAway: &renamedAway, into: &outcome)
         await batches.add(batch.take(), into: &outcome)
         await batches.flush(into: &outcome)
         return outcome

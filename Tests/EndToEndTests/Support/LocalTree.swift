@@ -52,3 +52,10 @@ func typedTree(_ root: String) throws -> [String: TreeItem] {
 func localTree(_ root: String) throws -> [String: String] {
     try typedTree(root).mapValues(\.contentHash)
 }
+
+/// The inode at `path` (not following a symlink).
+func inode(of path: String) throws -> UInt64 {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    return UInt64(st.st_ino)
+}

@@ -1,0 +1,37 @@
+import SyncCore
+
+/// Files a page's remote moves renamed, whose records wait for one barrier and one index
+/// transaction (`RemoteApplier.recordRenames`): a run of renames costs two directory fsyncs
+/// (or one `syncfs`) and one commit, not a commit each, and no rename is recorded before it
+/// is durable. A run ends before anything else of the page is applied, and at `limit`.
+struct PendingRenames: Sendable {
+    private(set) var updates: [GuardedUpdate] = []
+    private(set) var moves: [(arrival: WireEntry, departure: WireEntry)] = []
+    /// The directories renamed in and out of, one handle each (by file system and inode).
+    private(set) var directories: [DirectoryHandle] = []
+    private var known: Set<DirectoryIdentity> = []
+
+    /// Renames recorded together at most (their directories are held open until then).
+    static let limit = 256
+
+    var isEmpty: Bool { moves.isEmpty }
+    var isFull: Bool { moves.count >= Self.limit }
+
+    mutating func add(_ update: GuardedUpdate, arrival: WireEntry, departure: WireEntry, directories renamed: [DirectoryHandle]) {
+        updates.append(update)
+        moves.append((arrival, departure))
+        for directory in renamed {
+            // One that cannot be read is kept: the barrier then fails and says so.
+            guard let id = directory.identity.map({ DirectoryIdentity(device: $0.device, inode: $0.inode) }) else {
+                directories.append(directory)
+                continue
+            }
+            if known.insert(id).inserted { directories.append(directory) }
+        }
+    }
+
+    private struct DirectoryIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+}
