@@ -99,7 +99,7 @@ struct RemoteMoveTests {
         let inodes = try (0..<300).map { try inode(of: two.a.path("photos/p\($0).jpg")) }
         let client = two.server.client(credential: two.credentialA)
         let before = try await client.allRevisions(folder: "docs").map(\.rev).max() ?? 0
-        let logBefore = two.a.log.utf8.count
+        let logBefore = two.a.log.utf8.count, betaLogBefore = two.b.log.utf8.count
         expected = try Self.renamePhotos(on: two.b, count: 300)
         try await two.waitForBoth(expected, timeout: .seconds(60))
         try await two.a.waitUntilIdle()
@@ -115,6 +115,11 @@ struct RemoteMoveTests {
         #expect(trashed.isEmpty, "\(trashed.count) files in alpha's trash")
         let since = String(decoding: two.a.log.utf8.dropFirst(logBefore), as: UTF8.self)
         let fates = since.split(separator: "\n").filter { $0.contains("push fate") }
+        // Beta pushed each move with its source's op done in the same batch (not put back to
+        // run again, which took half of each next batch).
+        let betaSince = String(decoding: two.b.log.utf8.dropFirst(betaLogBefore), as: UTF8.self)
+        let putBack = betaSince.split(separator: "\n").filter { $0.contains("fate=\"deferred(forgetMove: false)\"") }
+        #expect(putBack.isEmpty, "beta put \(putBack.count) sources back")
         #expect(fates.isEmpty, "alpha journaled the renames: \(fates.count): \(fates.filter { $0.contains("/q") }.count) new paths; \(fates.prefix(3).joined(separator: "\n"))")
     }
 

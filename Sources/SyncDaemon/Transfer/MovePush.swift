@@ -92,6 +92,11 @@ struct MovePush: Sendable {
                 if case .missing = preparer.folder.lstat(path) { return false }
                 return true
             }
+            // The source's own op (the event journals it beside the move): the move's records
+            // say what is there now, and what is on disk again is looked at again (above). Not
+            // run again for nothing in a batch of its own: each such batch took half of the
+            // next move batch, and 2,000 files renamed went up in ~30 batches instead of 8.
+            result.undefer(move.from)
         }
         return result
     }

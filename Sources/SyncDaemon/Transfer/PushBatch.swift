@@ -65,6 +65,12 @@ struct PushBatchResult: Sendable {
     }
 
     var finished: [String: PushOutcome] { fates.compactMapValues { if case .done(let o) = $0 { o } else { nil } } }
+
+    /// An op deferred to run after this batch's moves that one of them did the work of
+    /// after all (a committed move's source): done, unless it has another fate since.
+    mutating func undefer(_ path: String) {
+        if case .deferred(forgetMove: false) = fates[path] { fates[path] = .done(.unchanged) }
+    }
 }
 
 extension PushBatchResult {
