@@ -39,10 +39,15 @@ extension TransferQueue {
         // A short first batch: the chain's next one is staged while it commits, instead of
         // the first commit waiting for a whole batch to be read. (Moves in it are pushed
         // first, and the rest of the journal's moves in the next batches, in journal order.)
-        guard let ops = claimBulk(limit: min(batchLimit, Self.firstBatchLimit)) else { return false }
+        guard var ops = claimBulk(limit: min(batchLimit, Self.firstBatchLimit)) else { return false }
         let started = ContinuousClock.now
         openExpressLane(since: Date())
         if ops.contains(where: { $0.moveFrom != nil }) {
+            // Moves go up in one request whatever their number, a few index statements each:
+            // a whole batch of them, not a first batch's (2,000 renames took 16 rounds of 0.12 s).
+            if ops.count == Self.firstBatchLimit, batchLimit > ops.count {
+                ops += claimMore(limit: batchLimit - ops.count)
+            }
             let result = await MovePush(uploader: uploader).push(ops)
             closeExpressLane()
             await finish(result, ops: ops, started: started)
@@ -77,17 +82,23 @@ extension TransferQueue {
         return true
     }
 
-    /// Claims up to `limit` ready ops for the bulk lane; nil when none are ready.
-    private func claimBulk(limit: Int) -> [JournalOp]? {
+    /// Claims up to `limit` more ready ops into the batch being claimed (none: an empty list).
+    private func claimMore(limit: Int) -> [JournalOp] {
         let ops: [JournalOp]
         do {
             ops = try index.journal.claim(folder: folder, limit: limit)
         } catch {
             logger.error("journal claim failed", metadata: ["error": "\(error)"])
-            return nil
+            return []
         }
-        guard !ops.isEmpty else { return nil }
         running.formUnion(ops.map(\.path))
+        return ops
+    }
+
+    /// Claims up to `limit` ready ops for the bulk lane; nil when none are ready.
+    private func claimBulk(limit: Int) -> [JournalOp]? {
+        let ops = claimMore(limit: limit)
+        guard !ops.isEmpty else { return nil }
         batchesPushed += 1
         return ops
     }
