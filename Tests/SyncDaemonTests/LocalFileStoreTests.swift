@@ -102,4 +102,48 @@ struct LocalFileStoreTests {
         #expect(try put(Self.record("a.bin", content: "c2", inode: 6, link: "b.bin")) == [.sameContent])
         #expect(try index.files.record(folder: "f", path: "a.bin")?.inode == 6)
     }
+
+    /// A path's subtree is the path and what is below `path/`, not names that continue it
+    /// (`a-x`, `a.txt`, `a0`, `ab`, and what is below them), whichever store it is asked of:
+    /// removed, re-keyed by a move, and read.
+    @Test func aSubtreeIsThePathAndWhatIsBelowItOnly() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        let inside = ["a", "a/b", "a/b/c", "a/\u{301}x"]
+        let outside = ["a-x", "a-x/y", "a.txt", "a0", "ab", "b", "\u{E9}"]
+        var update = IndexUpdate()
+        update.locals = (inside + outside).enumerated().map { Self.record($1, content: "c\($0)", inode: UInt64($0 + 1)) }
+        update.bases = (inside + outside).map { BaseRecord(path: $0, kind: .file, rev: 1, contentHash: "h", deleted: false) }
+        try index.records.apply(folder: "f", update)
+        let read = try index.records.subtree(folder: "f", at: "a")
+        #expect(Set(read.locals.map(\.path)) == Set(inside))
+        #expect(Set(read.bases.map(\.path)) == Set(inside))
+
+        var move = IndexUpdate()
+        move.moves = [("a", "z")]
+        try index.records.apply(folder: "f", move)
+        let moved = try index.records.read(folder: "f", paths: inside.map { RelativePath.moved($0, from: "a", to: "z") } + outside)
+        #expect(Set(moved.local.keys) == Set(inside.map { RelativePath.moved($0, from: "a", to: "z") } + outside))
+        #expect(try index.base.live(folder: "f", under: "a").isEmpty)
+
+        var removal = IndexUpdate()
+        removal.removedLocals = ["z"]
+        try index.records.apply(folder: "f", removal)
+        #expect(Set(try index.records.read(folder: "f", paths: inside.map { RelativePath.moved($0, from: "a", to: "z") } + outside).local.keys) == Set(outside))
+    }
+
+    /// Each store finds a subtree through its (folder_id, path) key, not by reading every row
+    /// of the folder (as the plain `path = ? OR (path >= ? AND path < ?)` did: one full scan
+    /// per moved or removed file).
+    @Test func aSubtreeIsARangeOfTheKey() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        for table in ["local_files", "base", "local_chunks", "journal"] {
+            let plan = try index.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN DELETE FROM \(table) WHERE \(IndexSQL.subtree)",
+                    arguments: IndexSQL.subtree(folder: "f", "a")).map { $0["detail"] as String? ?? "" }
+            }
+            #expect(plan.contains { $0.contains("(folder_id=? AND path>? AND path<?)") }, "\(table): \(plan)")
+        }
+    }
 }

@@ -2,11 +2,15 @@ import GRDB
 
 /// SQL pieces the index's stores share.
 enum IndexSQL {
-    /// A folder's `path` and everything below it ('0' is the character after '/').
-    static let subtree = "folder_id = ? AND (path = ? OR (path >= ? AND path < ?))"
+    /// A folder's `path` and everything below it ('0' is the character after '/'). Written as
+    /// one range of the (folder_id, path) key, [path, path + "0"), filtered down to the path
+    /// and what is below `path/`: SQLite does not use the key for the plain
+    /// `path = ? OR (path >= ? AND path < ?)`, and scanned the folder's every row for each
+    /// subtree statement (a move or a removal of one file, 2,000 renames: most of the mover's CPU).
+    static let subtree = "folder_id = ? AND path >= ? AND path < ? AND (path = ? OR path >= ?)"
 
     static func subtree(folder: String, _ path: String) -> StatementArguments {
-        [folder, path, path + "/", path + "0"]
+        [folder, path, path + "0", path, path + "/"]
     }
 
     /// `items` in slices small enough for one `IN (…)` each.
