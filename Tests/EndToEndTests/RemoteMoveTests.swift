@@ -123,6 +123,86 @@ struct RemoteMoveTests {
         #expect(fates.isEmpty, "alpha journaled the renames: \(fates.count): \(fates.filter { $0.contains("/q") }.count) new paths; \(fates.prefix(3).joined(separator: "\n"))")
     }
 
+    /// A directory alpha holds with an ignored file in it is not renamed whole (the file
+    /// would move along, where other rules, or none, apply to it): it goes one by one, and
+    /// the ignored file never reaches the server.
+    @Test func aDirectoryHoldingAnIgnoredFileIsNotRenamedWhole() async throws {
+        let two = try await TwoDevices.start("dir-move-ignored")
+        defer { two.stop() }
+        try writeFile(two.a.path(".syncignore"), "*.tmp\n")
+        var expected: [String: String] = [".syncignore": contentHash("*.tmp\n"), "album": Self.dir]
+        try FileManager.default.createDirectory(atPath: two.a.path("album"), withIntermediateDirectories: true)
+        for i in 0..<10 {
+            try writeFile(two.a.path("album/p\(i).jpg"), "photo \(i)")
+            expected["album/p\(i).jpg"] = contentHash("photo \(i)")
+        }
+        try await two.waitForBoth(expected, timeout: .seconds(60))
+        try writeFile(two.a.path("album/scratch.tmp"), "alpha's own")
+        try await two.a.waitUntilIdle()
+        try await two.b.waitUntilIdle()
+        let inodeBefore = try inode(of: two.a.path("album"))
+        try FileManager.default.moveItem(atPath: two.b.path("album"), toPath: two.b.path("moved"))
+        let client = two.server.client(credential: two.credentialA)
+        try await eventually("alpha has the photos at the new path", timeout: .seconds(60)) {
+            (0..<10).allSatisfy { FileManager.default.fileExists(atPath: two.a.path("moved/p\($0).jpg")) }
+        }
+        try await two.a.waitUntilIdle()
+        #expect(try inode(of: two.a.path("moved")) != inodeBefore, "alpha renamed the directory whole with its ignored file")
+        #expect(!FileManager.default.fileExists(atPath: two.a.path("moved/scratch.tmp")))
+        let paths = try await client.allRevisions(folder: "docs").map(\.path)
+        #expect(!paths.contains { $0.hasSuffix("scratch.tmp") }, "the ignored file reached the server")
+    }
+
+    /// Files renumbered on beta (p01 → p00, p02 → p01, …, in path order): each rename is
+    /// planned against the records of the one before it, which a run has not written yet,
+    /// so the run ends there. Alpha renames every file (same inodes), commits nothing, and
+    /// has no conflict.
+    @Test func filesRenumberedOnOneDeviceAreRenamedHereInChains() async throws {
+        let two = try await TwoDevices.start("renumber", logLevel: "trace")
+        defer { two.stop() }
+        try FileManager.default.createDirectory(atPath: two.a.path("photos"), withIntermediateDirectories: true)
+        for i in 1...30 { try writeFile(two.a.path("photos/p\(Self.two(i)).jpg"), "photo \(Self.two(i))") }
+        var expected = ["photos": Self.dir]
+        for i in 1...30 { expected["photos/p\(Self.two(i)).jpg"] = contentHash("photo \(Self.two(i))") }
+        try await two.waitForBoth(expected, timeout: .seconds(60))
+        try await two.a.waitUntilIdle()
+        try await two.b.waitUntilIdle()
+        let inodes = try (1...30).map { try inode(of: two.a.path("photos/p\(Self.two($0)).jpg")) }
+        let client = two.server.client(credential: two.credentialA)
+        let before = try await client.allRevisions(folder: "docs").map(\.rev).max() ?? 0
+        two.a.stop()
+        expected = ["photos": Self.dir]
+        // One at a time, each committed before the next: 30 moves on the server, a chain.
+        for i in 1...30 {
+            try FileManager.default.moveItem(atPath: two.b.path("photos/p\(Self.two(i)).jpg"), toPath: two.b.path("photos/p\(Self.two(i - 1)).jpg"))
+            expected["photos/p\(Self.two(i - 1)).jpg"] = contentHash("photo \(Self.two(i))")
+            try await eventually("beta commits the move to p\(Self.two(i - 1)).jpg", timeout: .seconds(30)) {
+                try await client.allRevisions(folder: "docs").contains { $0.rev > before && $0.path == "photos/p\(Self.two(i - 1)).jpg" && $0.movedFrom != nil }
+            }
+        }
+        try await two.b.waitUntilIdle()
+        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        let logBefore = two.a.log.utf8.count
+        try await two.a.start()
+        try await two.waitForBoth(expected, timeout: .seconds(60))
+        try await two.a.waitUntilIdle()
+        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        #expect(revAfter == revBefore, "alpha committed \(revAfter - revBefore) revisions")
+        #expect(try await two.a.status()?.conflicts == 0)
+        // Every rename recorded (none left out for a stale guard, its paths journaled and
+        // looked at again), and known as its echo. (The directory itself may be, by the
+        // start-up scan that meets the renames.)
+        let since = String(decoding: two.a.log.utf8.dropFirst(logBefore), as: UTF8.self)
+        let fates = since.split(separator: "\n").filter { $0.contains("push fate") && $0.contains("path=photos/") }
+        #expect(fates.isEmpty, "alpha journaled \(fates.count) paths: \(fates.prefix(3).joined(separator: "\n"))")
+        for i in 1...30 {
+            #expect(try inode(of: two.a.path("photos/p\(Self.two(i - 1)).jpg")) == inodes[i - 1], "p\(Self.two(i - 1)).jpg is a copy")
+        }
+    }
+
+    /// `i` in two digits (names that sort in the chain's order).
+    static func two(_ i: Int) -> String { i < 10 ? "0\(i)" : "\(i)" }
+
     /// Alpha dies after renaming a run of files for remote moves (made durable) and before
     /// recording any of them. After its restart every file is at its new path on both
     /// devices, alpha commits nothing and trashes nothing. With `undo`, the test first puts

@@ -38,7 +38,7 @@ struct DirectoryMovePlanTests {
                     rev: Int64(16 - i), movedTo: newPath))
             }
             here = DirectoryMovePlan.Here(
-                bases: bases, locals: locals, found: found,
+                bases: bases, locals: locals, found: found, holdsSkipped: false,
                 directory: FileStat(kind: .directory, inode: 100, size: 4, mtimeNs: 7, ctimeNs: 8, mode: 0o040755),
                 scanWhole: true, newPathTaken: false)
         }
@@ -78,6 +78,10 @@ struct DirectoryMovePlanTests {
         c = Case()
         c.here.scanWhole = false
         #expect(!c.isWhole)
+        // Something this device skips (ignored, or its own state) would move along.
+        c = Case()
+        c.here.holdsSkipped = true
+        #expect(!c.isWhole)
         c = Case()
         c.here.directory = nil
         #expect(!c.isWhole)
@@ -98,6 +102,17 @@ struct DirectoryMovePlanTests {
         #expect(!c.isWhole)
         c = Case()
         c.entries.append(WireEntry(path: "old/again.txt", kind: .file, size: 1, mtimeNs: 0, mode: 0o644, chunks: [], contentHash: "X", deleted: false, rev: 20))
+        #expect(!c.isWhole)
+    }
+
+    /// Paths are compared by their bytes, as the index and the disk hold them: a page whose
+    /// paths are not in NFC (canonically equal, other bytes) goes one by one.
+    @Test func pathsNotInNFCGoOneByOne() {
+        var c = Case()
+        c.arrival.path = "ne\u{301}w"
+        for i in c.entries.indices where !c.entries[i].deleted {
+            c.entries[i].path = RelativePath.moved(c.entries[i].path, from: "new", to: "ne\u{301}w")
+        }
         #expect(!c.isWhole)
     }
 

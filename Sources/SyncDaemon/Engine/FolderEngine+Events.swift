@@ -59,8 +59,10 @@ extension FolderEngine {
         // Committed as a move on the server when the old path was synced (else as new content).
         let moves = from.map { [path: $0] } ?? [:]
         logger.trace("event", metadata: ["path": "\(path)", "flags": "\(f)", "from": "\(from ?? "")"])
-        // A move's source went away as surely as a delete's path.
-        if let from { forgetEchoes(at: from, directory: event.isDirectory) }
+        // A move's source went away as surely as a delete's path: what was expected there is
+        // not any more. (Not when the move is a rename of ours: the next rename of a chain,
+        // p2 → p1 after p1 → p0, may expect its echo at this one's source already.)
+        func sourceGone() { if let from { forgetEchoes(at: from, directory: event.isDirectory) } }
         if event.isDirectory && (f.contains(.created) || f.contains(.movedTo)) {
             // Files may have landed in it before its watch existed: scan it. A directory a
             // download made is recorded already: only what is in it is journaled.
@@ -71,12 +73,14 @@ extension FolderEngine {
                 logger.trace("event is a remote directory move's echo", metadata: ["path": "\(path)"])
                 return
             }
+            sourceGone()
             let made = f.contains(.created) && echoes.consume(path, current: { currentStat(path) })
             if made { logger.trace("event is a download's echo", metadata: ["path": "\(path)"]) }
             await scanner.scanSubtree(path, then: source, moves: moves, itself: !made)
         } else if !f.isDisjoint(with: [.movedFrom, .deleted, .selfGone]) && f.isDisjoint(with: [.closedWrite, .movedTo]) {
             // Gone: gathered with the rest of an `rm -r` (see SettleStateMachine). What a
             // download placed there is no longer to be expected.
+            sourceGone()
             forgetEchoes(at: path, directory: event.isDirectory)
             perform(settle.gone(path, at: now))
         } else if !f.isDisjoint(with: [.closedWrite, .movedTo]) {
@@ -94,8 +98,10 @@ extension FolderEngine {
                     return
                 }
             }
+            sourceGone()
             journal.add([path] + source, moves: moves)
         } else {
+            sourceGone()
             if !f.isDisjoint(with: [.modified, .created, .attributes]) { perform(settle.written(path, at: now)) }
             if !source.isEmpty { journal.add(source) }
         }

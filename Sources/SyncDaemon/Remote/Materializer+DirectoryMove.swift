@@ -31,10 +31,12 @@ extension Materializer {
         return stat
     }
 
-    /// Renames a directory moved by `moveDirectory` back, when its records could not be written.
+    /// Renames a directory moved by `moveDirectory` back, when its records could not be
+    /// written, and makes that durable too (the records still say it is at `from`).
     func moveDirectoryBack(_ to: String, from: String) throws(DaemonError) {
         let moved = try locate(to)
         let back = try locate(from)
         guard moved.renameNoReplace(to: back) == 0 else { throw .io("rename back to \(from)", to) }
+        try FileAssembler.syncRenames(in: [moved.directory, back.directory])
     }
 }

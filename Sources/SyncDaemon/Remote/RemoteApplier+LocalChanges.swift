@@ -49,9 +49,12 @@ extension RemoteApplier {
     /// systems synced), then records them in one transaction, each only over the base its
     /// rename was planned against. A rename whose record is left out (a push recorded the
     /// path meanwhile) has both its paths journaled and its departure applied the usual
-    /// way; if the barrier or the transaction fails, the arrivals are kept for a retry,
-    /// which finds the files renamed and adopts them.
-    func recordRenames(_ pending: inout PendingRenames, renamedAway: inout Set<String>, into outcome: inout Outcome) {
+    /// way; if the barrier or the transaction fails, the arrivals and departures are kept for
+    /// a retry (`heldBack`: not applied in this page), which finds the files renamed and
+    /// adopts them.
+    func recordRenames(
+        _ pending: inout PendingRenames, renamedAway: inout Set<String>, heldBack: inout Set<String>, into outcome: inout Outcome
+    ) {
         guard !pending.isEmpty else { return }
         let batch = pending
         pending = PendingRenames()
@@ -70,8 +73,10 @@ extension RemoteApplier {
             logger.warning("cannot record renames for remote moves", metadata: ["count": "\(batch.moves.count)", "error": "\(problem)"])
             for (arrival, departure) in batch.moves {
                 renamedAway.remove(departure.path)
+                heldBack.insert(departure.path)
                 outcome.errors.append((arrival.path, problem))
                 outcome.failed.append((arrival, problem))
+                outcome.failed.append((departure, problem))
             }
         }
     }

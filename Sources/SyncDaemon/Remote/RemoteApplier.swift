@@ -116,9 +116,11 @@ struct RemoteApplier: Sendable {
         var batches = BatchPipeline(applier: self, device: device, stamp: stamp)
         // Files renamed for moves, recorded together before anything else is applied.
         var renames = PendingRenames()
+        // Departures of renames whose barrier or record failed: kept for a retry with their arrivals.
+        var heldBack = Set<String>()
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
             let renamable = !entry.deleted && moves[entry.path] != nil
-            if !renamable { recordRenames(&renames, renamedAway: &renamedAway, into: &outcome) }
+            if !renamable { recordRenames(&renames, renamedAway: &renamedAway, heldBack: &heldBack, into: &outcome) }
             if movedWhole.contains(entry.path) {
                 outcome.applied.append((entry.path, entry.rev))
                 continue
@@ -139,6 +141,7 @@ struct RemoteApplier: Sendable {
                 await batches.add(batch.take(), into: &outcome)
                 await batches.flush(into: &outcome)
             }
+            if entry.deleted && heldBack.contains(entry.path) { continue }
             if entry.deleted && renamedAway.contains(entry.path) {
                 outcome.applied.append((entry.path, entry.rev))
                 continue
@@ -147,21 +150,25 @@ struct RemoteApplier: Sendable {
                 // A server-side move's tombstone may come in a later page: stand in for it
                 // with one at the arrival's rev (the real one, later, then finds it done).
                 let tombstone = tombstones[old] ?? entry.departure(from: old)
+                // A chain (p2 → p1 after p1 → p0) is planned against the records of the rename before it.
+                if renames.touches(entry.path) || renames.touches(old) {
+                    recordRenames(&renames, renamedAway: &renamedAway, heldBack: &heldBack, into: &outcome)
+                }
                 do {
                     if try renameLocal(from: tombstone, to: entry, into: &renames) {
                         renamedAway.insert(old)
-                        if renames.isFull { recordRenames(&renames, renamedAway: &renamedAway, into: &outcome) }
+                        if renames.isFull { recordRenames(&renames, renamedAway: &renamedAway, heldBack: &heldBack, into: &outcome) }
                         continue
                     }
                 } catch {
                     logger.debug("rename for a remote move failed; copying instead", metadata: ["path": "\(entry.path)", "error": "\(error)"])
                 }
                 // (A copy may take its bytes from a file renamed before: recorded first.)
-                recordRenames(&renames, renamedAway: &renamedAway, into: &outcome)
+                recordRenames(&renames, renamedAway: &renamedAway, heldBack: &heldBack, into: &outcome)
             }
             await applyOne(entry, device: device, stamp: stamp, into: &outcome)
         }
-        recordRenames(&renames, renamedAway: &renamedAway, into: &outcome)
+        recordRenames(&renames, renamedAway: &renamedAway, heldBack: &heldBack, into: &outcome)
         await batches.add(batch.take(), into: &outcome)
         await batches.flush(into: &outcome)
         return outcome
