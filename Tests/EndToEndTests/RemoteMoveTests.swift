@@ -41,14 +41,7 @@ struct RemoteMoveTests {
         #expect(try await two.a.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
         #expect(FileManager.default.fileExists(atPath: two.a.path("Album 2026/p1.jpg")))
         #expect(!FileManager.default.fileExists(atPath: two.a.path("album")))
-        try await two.a.start()
-        try await two.waitForBoth(expected, timeout: .seconds(60))
-        try await two.a.waitUntilIdle()
-        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
-        #expect(revAfter == revBefore, "alpha committed \(revAfter - revBefore) revisions after its restart")
-        let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
-        #expect(trashed.isEmpty, "\(trashed.count) files in alpha's trash")
-        #expect(try await two.a.status()?.conflicts == 0)
+        try await Self.expectAlphaRestartsToConverge(two, expected, revBefore: revBefore)
     }
 
     /// A directory moved on beta while alpha holds an edit of one of its files not pushed
@@ -232,14 +225,15 @@ struct RemoteMoveTests {
         if undo {
             for i in renamed { try fm.moveItem(atPath: two.a.path("photos/q\(i).jpg"), toPath: two.a.path("photos/p\(i).jpg")) }
         }
-        try await two.a.start()
-        try await two.waitForBoth(expected, timeout: .seconds(60))
-        try await two.a.waitUntilIdle()
-        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
-        #expect(revAfter == revBefore, "alpha committed \(revAfter - revBefore) revisions after its restart")
+        try await Self.expectAlphaRestartsToConverge(two, expected, revBefore: revBefore)
+    }
+
+    /// Alpha restarted after a kill: both have `expected`, alpha committed nothing and made
+    /// no conflict copy, and nothing went to its trash.
+    static func expectAlphaRestartsToConverge(_ two: TwoDevices, _ expected: [String: String], revBefore: Int64) async throws {
+        try await two.restartExpectingNothingCommitted(two.a, expected, revBefore: revBefore)
         let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
         #expect(trashed.isEmpty, "\(trashed.count) files in alpha's trash")
-        #expect(try await two.a.status()?.conflicts == 0)
     }
 
     /// `count` photos (photos/p<i>.jpg) written on alpha; what both must end with.

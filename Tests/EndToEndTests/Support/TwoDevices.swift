@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 /// A server and two syncd processes syncing the same folder.
 struct TwoDevices {
@@ -80,5 +81,19 @@ struct TwoDevices {
                 throw TestFailure(report + "\n--- kept: \(tmp.path)")
             }
         }
+    }
+}
+
+extension TwoDevices {
+    /// `device` restarted (after a kill): both have `expected`, and `device` committed nothing
+    /// and made no conflict copy.
+    func restartExpectingNothingCommitted(_ device: DaemonProcess, _ expected: [String: String], revBefore: Int64) async throws {
+        try await device.start()
+        try await waitForBoth(expected, timeout: .seconds(60))
+        try await device.waitUntilIdle()
+        let client = server.client(credential: credentialA)
+        let revAfter = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        #expect(revAfter == revBefore, "\(device.dir) committed \(revAfter - revBefore) revisions after its restart")
+        #expect(try await device.status()?.conflicts == 0)
     }
 }
