@@ -34,6 +34,8 @@ Scenarios (see docs/benchmarks.md for what each number means):
                 device B (20 samples each)
   receive-move  a synced directory of 2,000 files renamed on A -> all at the new path on B
   receive-renames  2,000 synced files each renamed in their directory on A -> all renamed on B
+  delete-files  10,000 synced files, every other one deleted (the delete-wave guard set not
+                to hold them) -> 5,000 files left live in the feed
   scan-100k     100,000 files in 1,000 directories: first scan, watches, initial push,
                 a second device's receive of all of them (rsync of the folder in the same
                 run), idle CPU/RSS with all of it watched, warm rescans (syncd's own timings)
@@ -1469,6 +1471,42 @@ def bench_receive_move(ctx, files=2000, each=False):
         ctx.add(name, f"{what} on A -> all at the new path on B", "s", samples)
 
 
+def bench_delete_files(ctx):
+    """10,000 synced files in 100 directories; every other one deleted (5,000 unlinks, the
+    delete-wave guard set not to hold them) -> 5,000 files left live in the server's feed."""
+    name = "delete-files"
+    samples = []
+    for run in range(ctx.args.runs):
+        env = None
+        try:
+            env = ctx.env("deletes")
+            env.start_server()
+            write_small_files(env.folder, small_payloads())
+            env.write_daemon_config()
+            with open(env.daemon_conf, "a") as f:
+                f.write("max_delete_fraction = 1\nmax_delete_count = 2147483647\n")
+            env.start_daemon()
+            feed = Feed(env)
+            feed.wait(all_small, ctx.args.timeout, "10,000 files (setup)")
+            env.wait_idle(60)
+            wait_quiet(ctx, f"{name} run {run + 1}")
+            mon = Meter(env)
+            t0 = now()
+            for d in range(SMALL_DIRS):
+                for k in range(0, SMALL_COUNT // SMALL_DIRS, 2):
+                    os.unlink(os.path.join(env.folder, f"d{d:03}", f"f{k:04}.bin"))
+            t1 = feed.wait(lambda f: f.live_files <= SMALL_COUNT // 2, ctx.args.timeout, "5,000 deletes in the feed")
+            check_foreign(ctx, mon, f"{name} run {run + 1}")
+            samples.append(t1 - t0)
+            log(f"{name} run {run + 1}: 5,000 deletes in the feed {samples[-1]:.2f} s after the first unlink")
+        except Exception:
+            ctx.failures.append((name, traceback.format_exc(), tail(env.daemon_log) if env else ""))
+        finally:
+            stop_devices(ctx, env)
+    if samples:
+        ctx.add(name, "5,000 of 10,000 synced files deleted -> the deletes in the feed", "s", samples)
+
+
 def bench_receive_renames(ctx):
     bench_receive_move(ctx, each=True)
 
@@ -2627,6 +2665,7 @@ SCENARIOS = {
     "dir-move": bench_dir_move,
     "receive-move": bench_receive_move,
     "receive-renames": bench_receive_renames,
+    "delete-files": bench_delete_files,
     "gc": bench_gc,
     "scale-out": bench_scale_out,
     "many-devices": bench_many_devices,
