@@ -36,6 +36,7 @@ Scenarios (see docs/benchmarks.md for what each number means):
   receive-renames  2,000 synced files each renamed in their directory on A -> all renamed on B
   delete-files  10,000 synced files, every other one deleted (the delete-wave guard set not
                 to hold them) -> 5,000 files left live in the feed
+  receive-deletes  the same -> 5,000 files left on a second device
   scan-100k     100,000 files in 1,000 directories: first scan, watches, initial push,
                 a second device's receive of all of them (rsync of the folder in the same
                 run), idle CPU/RSS with all of it watched, warm rescans (syncd's own timings)
@@ -1471,40 +1472,63 @@ def bench_receive_move(ctx, files=2000, each=False):
         ctx.add(name, f"{what} on A -> all at the new path on B", "s", samples)
 
 
-def bench_delete_files(ctx):
-    """10,000 synced files in 100 directories; every other one deleted (5,000 unlinks, the
-    delete-wave guard set not to hold them) -> 5,000 files left live in the server's feed."""
-    name = "delete-files"
+def bench_delete_files(ctx, receive=False):
+    """10,000 synced files in 100 directories; every other one deleted on A (5,000 unlinks,
+    the delete-wave guard set not to hold them) -> 5,000 files left live in the server's
+    feed; with `receive`, -> 5,000 files left on a second device B."""
+    name = "receive-deletes" if receive else "delete-files"
     samples = []
+
+    def unguarded(env):
+        env.write_daemon_config()
+        with open(env.daemon_conf, "a") as f:
+            f.write("max_delete_fraction = 1\nmax_delete_count = 2147483647\n")
+
     for run in range(ctx.args.runs):
-        env = None
+        a = b = None
         try:
-            env = ctx.env("deletes")
-            env.start_server()
-            write_small_files(env.folder, small_payloads())
-            env.write_daemon_config()
-            with open(env.daemon_conf, "a") as f:
-                f.write("max_delete_fraction = 1\nmax_delete_count = 2147483647\n")
-            env.start_daemon()
-            feed = Feed(env)
+            a = ctx.env("deletes-a")
+            a.start_server()
+            write_small_files(a.folder, small_payloads())
+            unguarded(a)
+            a.start_daemon()
+            feed = Feed(a)
             feed.wait(all_small, ctx.args.timeout, "10,000 files (setup)")
-            env.wait_idle(60)
+            a.wait_idle(60)
+            if receive:
+                b = second_device(ctx, a, "deletes-b")
+                unguarded(b)
+                b.start_daemon()
+                wait_received(b, SMALL_COUNT, now() + ctx.args.timeout, f"device B has {{count}} of {SMALL_COUNT} files")
             wait_quiet(ctx, f"{name} run {run + 1}")
-            mon = Meter(env)
+            mon = Meter(a, also=[b.daemon] if b else [])
             t0 = now()
             for d in range(SMALL_DIRS):
                 for k in range(0, SMALL_COUNT // SMALL_DIRS, 2):
-                    os.unlink(os.path.join(env.folder, f"d{d:03}", f"f{k:04}.bin"))
-            t1 = feed.wait(lambda f: f.live_files <= SMALL_COUNT // 2, ctx.args.timeout, "5,000 deletes in the feed")
+                    os.unlink(os.path.join(a.folder, f"d{d:03}", f"f{k:04}.bin"))
+            if receive:
+                while count_files(b.folder) > SMALL_COUNT // 2:
+                    if now() - t0 > ctx.args.timeout:
+                        raise BenchError(f"B still had {count_files(b.folder)} files after {ctx.args.timeout} s")
+                    time.sleep(0.01)
+                t1 = now()
+            else:
+                t1 = feed.wait(lambda f: f.live_files <= SMALL_COUNT // 2, ctx.args.timeout, "5,000 deletes in the feed")
             check_foreign(ctx, mon, f"{name} run {run + 1}")
             samples.append(t1 - t0)
-            log(f"{name} run {run + 1}: 5,000 deletes in the feed {samples[-1]:.2f} s after the first unlink")
+            where = "on B" if receive else "in the feed"
+            log(f"{name} run {run + 1}: 5,000 deletes {where} {samples[-1]:.2f} s after the first unlink")
         except Exception:
-            ctx.failures.append((name, traceback.format_exc(), tail(env.daemon_log) if env else ""))
+            ctx.failures.append((name, traceback.format_exc(), tail(a.daemon_log) if a else ""))
         finally:
-            stop_devices(ctx, env)
+            stop_devices(ctx, b, a)
     if samples:
-        ctx.add(name, "5,000 of 10,000 synced files deleted -> the deletes in the feed", "s", samples)
+        where = "gone on a second device" if receive else "the deletes in the feed"
+        ctx.add(name, f"5,000 of 10,000 synced files deleted on A -> {where}", "s", samples)
+
+
+def bench_receive_deletes(ctx):
+    bench_delete_files(ctx, receive=True)
 
 
 def bench_receive_renames(ctx):
@@ -2666,6 +2690,7 @@ SCENARIOS = {
     "receive-move": bench_receive_move,
     "receive-renames": bench_receive_renames,
     "delete-files": bench_delete_files,
+    "receive-deletes": bench_receive_deletes,
     "gc": bench_gc,
     "scale-out": bench_scale_out,
     "many-devices": bench_many_devices,
