@@ -3,8 +3,8 @@ import Testing
 
 @testable import SyncDaemon
 
-/// The delete-wave guard counts only deletes whose content no other live path holds (a
-/// move's tombstone, or a copy's, loses nothing). Real SQLite.
+/// The delete-wave guard counts only deletes whose content no live path outside the batch
+/// holds (a move's tombstone, or a copy's, loses nothing). Real SQLite.
 struct LostContentTests {
     static func tombstone(_ path: String, _ hash: String) -> CommitChange {
         CommitChange(path: path, baseRev: 1, kind: .file, size: 0, mtimeNs: 0, mode: 0, chunks: [], contentHash: hash, deleted: true)
@@ -31,10 +31,11 @@ struct LostContentTests {
         for (t, lost) in cases {
             #expect(try index.base.countLost(folder: "f", [t]) == (lost ? 1 : 0), "\(t.path)")
         }
-        #expect(try index.base.countLost(folder: "f", cases.map(\.0)) == 3)
-        // Both copies of H1 deleted in one batch: each is still held by the other's record
-        // (the guard weighs a batch against the synced state, as before).
-        #expect(try index.base.countLost(folder: "f", [Self.tombstone("a", "H1"), Self.tombstone("b", "H1")]) == 0)
+        // Together, d is lost too: e, which held H3, goes in the same batch.
+        #expect(try index.base.countLost(folder: "f", cases.map(\.0)) == 4)
+        // Both copies of H1 deleted in one batch (a folder and its backup): both are lost.
+        // (Before, each counted as held by the other's record, and such a wave was never held.)
+        #expect(try index.base.countLost(folder: "f", [Self.tombstone("a", "H1"), Self.tombstone("b", "H1")]) == 2)
         #expect(try index.base.countLost(folder: "nowhere", [Self.tombstone("a", "H1")]) == 1)
     }
 }

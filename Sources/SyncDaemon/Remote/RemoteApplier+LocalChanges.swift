@@ -87,25 +87,11 @@ extension RemoteApplier {
         _ entry: WireEntry, kind: EntryKind, expected: FileStat?, before: (local: LocalRecord?, base: BaseRecord?),
         stamp: String, into outcome: inout Outcome
     ) throws {
-        // Record first: the events our own removal causes must not be pushed back.
-        try index.records.apply(folder: folder, Self.deleteRecords(entry), ifBase: before.base, at: entry.path)
-        try trashDeleted(entry, kind: kind, expected: expected, before: before, stamp: stamp, into: &outcome)
-    }
-
-    /// What a remote delete records: the tombstone, and no local record at or below the path.
-    static func deleteRecords(_ entry: WireEntry) -> IndexUpdate {
         var update = IndexUpdate()
         update.bases.append(entry.baseRecord)
         update.removedLocals.append(entry.path)
-        return update
-    }
-
-    /// Moves a remote delete's path to the trash, its records written already. Written since
-    /// it was planned: the records are put back and `changedMeanwhile` thrown (plan again).
-    func trashDeleted(
-        _ entry: WireEntry, kind: EntryKind, expected: FileStat?, before: (local: LocalRecord?, base: BaseRecord?),
-        stamp: String, into outcome: inout Outcome
-    ) throws {
+        // Record first: the events our own removal causes must not be pushed back.
+        try index.records.apply(folder: folder, update, ifBase: before.base, at: entry.path)
         // (A `catch … where` on this typed throw hangs the Swift 6.3 optimizer: keep it a plain catch.)
         do {
             try materializer.moveToTrash(entry.path, kind: kind, stamp: stamp, expected: kind == .directory ? nil : expected)
