@@ -103,8 +103,13 @@ struct BatchDownloadTests {
             try writeFile(two.a.path("f\(i).txt"), "file \(i)")
             expected["f\(i).txt"] = contentHash("file \(i)")
         }
-        try await two.a.waitUntilIdle()
+        // (Idle alone can come before alpha has seen its new files: a CI run under load read
+        // the revision before alpha committed any, and counted alpha's commits as beta's.)
         let client = two.server.client(credential: two.credentialA)
+        try await eventually("alpha commits the \(files) files", timeout: .seconds(60)) {
+            try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor >= Int64(files)
+        }
+        try await two.a.waitUntilIdle()
         let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
         try await two.b.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": point])
         #expect(try await two.b.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
