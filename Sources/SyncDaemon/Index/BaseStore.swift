@@ -13,12 +13,13 @@ public struct BaseStore: Sendable {
 
     /// Live base entries at `path` or below it (what a vanished directory takes with it).
     public func live(folder: String, under path: String) throws -> [BaseRecord] {
-        try pool.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM base WHERE \(IndexSQL.subtree) AND deleted = 0",
-                arguments: IndexSQL.subtree(folder: folder, path)
-            ).map(Self.decode)
-        }
+        try pool.read { db in try live(folder: folder, under: path, in: db) }
+    }
+
+    func live(folder: String, under path: String, in db: Database) throws -> [BaseRecord] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM base WHERE \(IndexSQL.subtree) AND deleted = 0", arguments: IndexSQL.subtree(folder: folder, path)
+        ).map(Self.decode)
     }
 
     /// `live(folder:under:)` of each of `paths`, from one snapshot.

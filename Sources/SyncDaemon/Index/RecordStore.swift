@@ -30,10 +30,9 @@ struct RecordStore: Sendable {
     /// The local records and live base records at `path` and below it, from one snapshot.
     func subtree(folder: String, at path: String) throws -> (locals: [LocalRecord], bases: [BaseRecord]) {
         try pool.read { db in
-            let arguments = IndexSQL.subtree(folder: folder, path)
-            let locals = try Row.fetchAll(db, sql: "SELECT * FROM \(LocalFileStore.table) WHERE \(IndexSQL.subtree)", arguments: arguments)
-            let bases = try Row.fetchAll(db, sql: "SELECT * FROM \(BaseStore.table) WHERE \(IndexSQL.subtree) AND deleted = 0", arguments: arguments)
-            return (try locals.map(LocalFileStore.decode), try bases.map(BaseStore.decode))
+            let locals = try Row.fetchAll(
+                db, sql: "SELECT * FROM \(LocalFileStore.table) WHERE \(IndexSQL.subtree)", arguments: IndexSQL.subtree(folder: folder, path))
+            return (try locals.map(LocalFileStore.decode), try base.live(folder: folder, under: path, in: db))
         }
     }
 
