@@ -40,4 +40,52 @@ struct RemoteDeleteTests {
         #expect(trashed.count == 299, "\(trashed.count) files in alpha's trash")
         #expect(trashed.values.allSatisfy { hash in (0..<300).contains { contentHash("photo \($0)") == hash } })
     }
+
+    /// Where a kill -9 cuts a run of remote deletes on alpha.
+    enum Cut: String, CaseIterable, Sendable {
+        /// Recorded, each with an intent; no file moved to the trash yet.
+        case beforeTheTrash = "before-deletes-trashed"
+        /// Moved and made durable; the intents not dropped yet.
+        case beforeTheIntentsGo = "before-deletes-done"
+        /// The same, and then every file put back from the trash, as a power cut that lost
+        /// the moves would leave them: the intents must bring the deletes back.
+        case andTheMovesLost = "before-deletes-done, moves undone"
+    }
+
+    /// A run of 40 remote deletes cut by a real SIGKILL: the restart applies every delete,
+    /// pushes nothing back, and each file is in the trash. Without the intents, the files
+    /// a kill or a power cut leaves in place are pushed back up as new.
+    @Test(arguments: Cut.allCases)
+    func deletesCutByAKillConvergeNothingPushedBack(cut: Cut) async throws {
+        let two = try await TwoDevices.start("deletes-cut", extraFolderConfig: "max_delete_fraction = 1\nmax_delete_count = 100000")
+        defer { two.stop() }
+        let original = try RemoteMoveTests.photos(on: two, count: 40)
+        try await two.waitForBoth(original, timeout: .seconds(60))
+        try await two.a.waitUntilIdle()
+        try await two.b.waitUntilIdle()
+        two.a.stop()
+        for i in 0..<40 { try FileManager.default.removeItem(atPath: two.b.path("photos/p\(i).jpg")) }
+        let client = two.server.client(credential: two.credentialA)
+        try await eventually("beta commits the deletes", timeout: .seconds(30)) {
+            try await client.allRevisions(folder: "docs").filter { $0.deleted && $0.path.hasPrefix("photos/p") }.count == 40
+        }
+        try await two.b.waitUntilIdle()
+        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        let point = cut == .beforeTheTrash ? Cut.beforeTheTrash.rawValue : Cut.beforeTheIntentsGo.rawValue
+        try await two.a.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "\(point):photos/p0.jpg"])
+        #expect(try await two.a.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
+        let fm = FileManager.default
+        let left = (0..<40).filter { fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) }
+        #expect(left.count == (cut == .beforeTheTrash ? 40 : 0), "\(left.count) files at their paths after the kill")
+        if cut == .andTheMovesLost {
+            let trash = two.a.dir + "/state/trash"
+            for (path, _) in try localTree(trash) where path.hasSuffix(".jpg") {
+                try fm.moveItem(atPath: trash + "/" + path, toPath: two.a.path("photos/" + (path as NSString).lastPathComponent))
+            }
+            #expect((0..<40).allSatisfy { fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) })
+        }
+        try await two.restartExpectingNothingCommitted(two.a, ["photos": Self.dir], revBefore: revBefore)
+        let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
+        #expect(trashed.count == 40, "\(trashed.count) files in alpha's trash")
+    }
 }

@@ -86,4 +86,30 @@ struct StagedPushTests {
         #expect(StagedPush.meetingDownloads(changes, landing: ["d/a"], patient: ["f"]) { _ in false }.isEmpty)
         #expect(StagedPush.meetingDownloads(changes, landing: [], patient: []) { $0 == "f" } == ["f"])
     }
+
+    /// A file prepared as new over a tombstone while a remote delete is moving it to the trash
+    /// waits; so does one gone from the disk since; anything else is sent.
+    @Test func filesPreparedAsNewWhereARemoteDeleteIsUnderWayWait() {
+        func file(_ path: String) -> PreparedChange {
+            PreparedChange(
+                change: CommitChange(
+                    path: path, baseRev: 0, kind: .file, size: 1, mtimeNs: 1, mode: 0o644, chunks: [], contentHash: "h",
+                    deleted: false),
+                local: nil, source: .none)
+        }
+        let changes: [String: [PreparedChange]] = [
+            "removing": [file("removing")], "gone": [file("gone")], "new": [file("new")],
+            "edited": [file("edited")], "deleted": [PushDeduplicationTests.tombstone("deleted")],
+        ]
+        let over: Set<String> = ["removing", "gone", "new", "deleted"]
+        let all = Set(changes.keys)
+        let present: (String) -> Bool = { $0 != "gone" && $0 != "deleted" }
+        let meeting = StagedPush.meetingDeletes(
+            changes, overTombstones: over, removing: ["removing", "edited", "deleted"], patient: all, present: present)
+        #expect(meeting == ["removing", "gone"])
+        // Out of patience, an intent no longer holds an op back; a file gone still does.
+        #expect(
+            StagedPush.meetingDeletes(changes, overTombstones: over, removing: ["removing"], patient: [], present: present)
+                == ["gone"])
+    }
 }

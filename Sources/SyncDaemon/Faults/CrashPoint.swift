@@ -17,6 +17,12 @@ enum CrashPoint: String, Sendable {
     /// A run of files renamed for remote moves is renamed and made durable; their records
     /// are not written yet (for any of their new paths).
     case beforeRenamesRecorded = "before-renames-recorded"
+    /// A run of remote deletes is recorded, each with an intent; no file of it is moved to
+    /// the trash yet.
+    case beforeDeletesTrashed = "before-deletes-trashed"
+    /// A run of remote deletes is moved to the trash and made durable; its intents are not
+    /// dropped yet.
+    case beforeDeletesDone = "before-deletes-done"
     /// The server answered a commit holding the path; nothing of it is recorded here yet.
     case afterCommit = "after-commit"
 

@@ -116,6 +116,16 @@ extension IndexStore {
             // lengths; NULL for one chunk, and for rows written before: read when needed).
             try db.execute(sql: "ALTER TABLE local_files ADD COLUMN chunk_lengths TEXT")
         }
+        migrator.registerMigration("v11-delete-intents") { db in
+            // A remote delete recorded but perhaps not moved to the trash (see DeleteIntent).
+            try db.execute(sql: """
+                CREATE TABLE delete_intents (
+                    folder_id TEXT NOT NULL, path TEXT NOT NULL, inode INTEGER NOT NULL,
+                    previous_local TEXT, previous_base TEXT,
+                    PRIMARY KEY (folder_id, path)
+                )
+                """)
+        }
         return migrator
     }
 }

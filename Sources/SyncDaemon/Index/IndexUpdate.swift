@@ -11,6 +11,10 @@ struct IndexUpdate: Sendable {
     /// that landed (their intents dropped).
     var intents: [DownloadIntent] = []
     var landed: [String] = []
+    /// Remote deletes about to be moved to the trash (written with their tombstones), and
+    /// deletes whose moves are durable now (their intents dropped).
+    var deleteIntents: [DeleteIntent] = []
+    var deletesDone: [String] = []
     /// Commits whose outcome this update records (or that the server refused whole):
     /// their outbox rows go with it.
     var settledCommits: [String] = []

@@ -56,7 +56,7 @@ extension RecordStore {
     }
 
     /// Puts back a path's records as they were (nil: none).
-    /// A download intent of the path, if any, is done with too.
+    /// A download or delete intent of the path, if any, is done with too.
     /// `onlyOver`: put back only if the base is still the one the caller recorded (a push
     /// may have recorded a newer revision of the path since: that one stays).
     func restore(
@@ -66,9 +66,11 @@ extension RecordStore {
         if let local { update.locals.append(local) } else { update.removedLocals.append(path) }
         if let previous { update.bases.append(previous) }
         update.landed = [path]
+        update.deletesDone = [path]
         try pool.write { db in
             if let recorded, try base.record(folder: folder, path: path, in: db) != recorded {
                 try intents.drop(folder: folder, paths: [path], in: db)
+                try deleteIntents.drop(folder: folder, paths: [path], in: db)
                 return
             }
             try apply(folder: folder, update, in: db)

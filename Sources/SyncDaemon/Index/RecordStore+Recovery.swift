@@ -19,4 +19,26 @@ extension RecordStore {
         }
         return restored
     }
+
+    /// At start: remote deletes a kill -9 (or a power cut) interrupted between recording and
+    /// the durable move to the trash. Where the file they were removing is still at its path
+    /// (the same inode), the path's records are put back as they were, so the scan does not
+    /// take it for a new file and push it back up (the feed, whose cursor did not move past
+    /// the delete, brings it again); where it is not, the delete happened. Returns the paths
+    /// put back.
+    func recoverInterruptedDeletes(folder: String, inodeAt: (String) -> UInt64?) throws -> [String] {
+        var restored: [String] = []
+        var done: [String] = []
+        for intent in try deleteIntents.all(folder: folder) {
+            guard inodeAt(intent.path) == intent.inode else {
+                done.append(intent.path)
+                continue
+            }
+            // Drops the intent too.
+            try restore(folder: folder, path: intent.path, local: intent.previousLocal, base: intent.previousBase)
+            restored.append(intent.path)
+        }
+        if !done.isEmpty { try pool.write { db in try deleteIntents.drop(folder: folder, paths: done, in: db) } }
+        return restored
+    }
 }

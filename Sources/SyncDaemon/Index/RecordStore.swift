@@ -3,7 +3,7 @@ import SyncCore
 
 /// A path's records taken as one: its local file record and its base are read together
 /// (one snapshot), and an `IndexUpdate` — local files and their chunks, bases, download
-/// intents, settled outbox commits — is written in one transaction (one fsync for a
+/// and delete intents, settled outbox commits — is written in one transaction (one fsync for a
 /// batch). The one place that writes across those tables; the journal's `finish` adds
 /// its own rows to the same transaction through `apply(folder:_:in:)`.
 struct RecordStore: Sendable {
@@ -12,6 +12,7 @@ struct RecordStore: Sendable {
     var chunks: LocalChunkStore { LocalChunkStore(pool: pool) }
     var base: BaseStore { BaseStore(pool: pool) }
     var intents: DownloadIntentStore { DownloadIntentStore(pool: pool) }
+    var deleteIntents: DeleteIntentStore { DeleteIntentStore(pool: pool) }
     var outbox: OutboxStore { OutboxStore(pool: pool) }
 
     /// Local and base records of many paths in few queries, from one snapshot.
@@ -67,6 +68,8 @@ struct RecordStore: Sendable {
         }
         try intents.put(folder: folder, update.intents, in: db)
         if !update.landed.isEmpty { try intents.drop(folder: folder, paths: update.landed, in: db) }
+        try deleteIntents.put(folder: folder, update.deleteIntents, in: db)
+        if !update.deletesDone.isEmpty { try deleteIntents.drop(folder: folder, paths: update.deletesDone, in: db) }
         if !update.settledCommits.isEmpty { try outbox.drop(folder: folder, ids: update.settledCommits, in: db) }
         let written = try files.put(folder: folder, update.locals, in: db)
         try chunks.put(folder: folder, update.locals, written: written, in: db)

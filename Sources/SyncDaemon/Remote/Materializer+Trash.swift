@@ -11,24 +11,29 @@ extension Materializer {
     /// stat field) and again once moved (all but ctime, which the rename changes): a write
     /// landing between the first check and the rename went to the trash with the file (seen
     /// in a kill -9 convergence run), and is now put back.
-    func moveToTrash(_ path: String, kind: EntryKind, stamp: String, expected: FileStat? = nil) throws(DaemonError) {
+    /// Returns the directories whose entries it changed (for a barrier that makes the removal
+    /// durable: `FileAssembler.syncRenames`).
+    @discardableResult
+    func moveToTrash(_ path: String, kind: EntryKind, stamp: String, expected: FileStat? = nil) throws(DaemonError)
+        -> [DirectoryHandle]
+    {
         let source: Located
         do {
             source = try folder.parent(of: path)
         } catch {
             // Its parent is gone, or is not a directory we may enter: nothing of ours to remove.
             if error.code == .io, error.errnoValue != ENOENT { throw error }
-            return
+            return []
         }
         if kind == .directory {
             if unlinkat(source.directory.fd, source.name, AT_REMOVEDIR) != 0 {
-                if errno == ENOENT { return }
+                if errno == ENOENT { return [] }
                 if errno == ENOTEMPTY || errno == EEXIST {
                     throw DaemonError(.notEmpty, "directory not empty", path: path)
                 }
                 throw .io("rmdir", path)
             }
-            return
+            return [source.directory]
         }
         if let expected { try checkUnchanged(source, expected: expected) }
         beforeTrashMove?()
@@ -58,12 +63,13 @@ extension Materializer {
             guard errno == ENOENT else { throw .io("move to trash", path) }
             // Gone since it was planned: plan again, as for any other change.
             if expected != nil { throw DaemonError(.changedMeanwhile, "changed meanwhile", path: path) }
-            return
+            return []
         }
         if let expected { try putBackIfWritten(moved, to: source, expected: expected) }
-        guard staged else { return }
+        guard staged else { return [source.directory, destination.directory] }
         try copyAcrossDevices(moved, to: destination)
         guard unlinkat(moved.directory.fd, moved.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
+        return [source.directory, destination.directory]
     }
 
     /// The file as it was moved, against what its removal was planned on (all but its

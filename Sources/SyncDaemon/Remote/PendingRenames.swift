@@ -9,8 +9,8 @@ struct PendingRenames: Sendable {
     private(set) var updates: [GuardedUpdate] = []
     private(set) var moves: [(arrival: WireEntry, departure: WireEntry)] = []
     /// The directories renamed in and out of, one handle each (by file system and inode).
-    private(set) var directories: [DirectoryHandle] = []
-    private var known: Set<DirectoryIdentity> = []
+    private var barrier = BarrierDirectories()
+    var directories: [DirectoryHandle] { barrier.handles }
     /// The paths renamed from and to: a rename touching one of them is planned against
     /// records this run has not written yet, so it starts a new run.
     private var paths: Set<String> = []
@@ -29,18 +29,6 @@ struct PendingRenames: Sendable {
         moves.append((arrival, departure))
         paths.insert(arrival.path)
         paths.insert(departure.path)
-        for directory in renamed {
-            // One that cannot be read is kept: the barrier then fails and says so.
-            guard let id = directory.identity.map({ DirectoryIdentity(device: $0.device, inode: $0.inode) }) else {
-                directories.append(directory)
-                continue
-            }
-            if known.insert(id).inserted { directories.append(directory) }
-        }
-    }
-
-    private struct DirectoryIdentity: Hashable {
-        var device: UInt64
-        var inode: UInt64
+        barrier.add(renamed)
     }
 }

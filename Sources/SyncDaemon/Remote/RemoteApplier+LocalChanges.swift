@@ -87,11 +87,18 @@ extension RemoteApplier {
         _ entry: WireEntry, kind: EntryKind, expected: FileStat?, before: (local: LocalRecord?, base: BaseRecord?),
         stamp: String, into outcome: inout Outcome
     ) throws {
-        var update = IndexUpdate()
-        update.bases.append(entry.baseRecord)
-        update.removedLocals.append(entry.path)
+        if kind != .directory, let expected {
+            // A run of one: recorded with an intent, moved, made durable (`removeRecorded`).
+            let delete = PendingDeletes.Delete(entry: entry, expected: expected, local: before.local, base: before.base)
+            let done = try removeRecorded([delete], stamp: stamp)
+            if let failed = done.failed.first { throw failed.error }
+            guard done.planAgain.isEmpty else {
+                throw DaemonError(.changedMeanwhile, "changed while its delete was applied", path: entry.path)
+            }
+            return
+        }
         // Record first: the events our own removal causes must not be pushed back.
-        try index.records.apply(folder: folder, update, ifBase: before.base, at: entry.path)
+        try index.records.apply(folder: folder, Self.deleteRecords(entry), ifBase: before.base, at: entry.path)
         // (A `catch … where` on this typed throw hangs the Swift 6.3 optimizer: keep it a plain catch.)
         do {
             try materializer.moveToTrash(entry.path, kind: kind, stamp: stamp, expected: kind == .directory ? nil : expected)

@@ -118,9 +118,14 @@ struct RemoteApplier: Sendable {
         var renames = PendingRenames()
         // Departures of renames whose barrier or record failed: kept for a retry with their arrivals.
         var heldBack = Set<String>()
+        // Files removed for deletes, applied together before anything else is.
+        var deletes = PendingDeletes()
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
             let renamable = !entry.deleted && moves[entry.path] != nil
             if !renamable { recordRenames(&renames, renamedAway: &renamedAway, heldBack: &heldBack, into: &outcome) }
+            let deletable = entry.deleted && entry.kind == .file && !renamedAway.contains(entry.path)
+                && !heldBack.contains(entry.path) && !movedWhole.contains(entry.path)
+            if !deletable { await recordDeletes(&deletes, device: device, stamp: stamp, into: &outcome) }
             if movedWhole.contains(entry.path) {
                 outcome.applied.append((entry.path, entry.rev))
                 continue
@@ -140,6 +145,19 @@ struct RemoteApplier: Sendable {
             if !PendingBatch.mayPass(entry, moves: moves) {
                 await batches.add(batch.take(), into: &outcome)
                 await batches.flush(into: &outcome)
+            }
+            if deletable {
+                do {
+                    if let delete = try planDelete(entry) {
+                        deletes.add(delete)
+                        if deletes.isFull { await recordDeletes(&deletes, device: device, stamp: stamp, into: &outcome) }
+                        continue
+                    }
+                } catch {
+                    logger.debug("a remote delete goes one by one", metadata: ["path": "\(entry.path)", "error": "\(error)"])
+                }
+                // (Planned again one by one, after the run before it.)
+                await recordDeletes(&deletes, device: device, stamp: stamp, into: &outcome)
             }
             if entry.deleted && heldBack.contains(entry.path) { continue }
             if entry.deleted && renamedAway.contains(entry.path) {
@@ -169,6 +187,7 @@ struct RemoteApplier: Sendable {
             await applyOne(entry, device: device, stamp: stamp, into: &outcome)
         }
         recordRenames(&renames, renamedAway: &renamedAway, heldBack: &heldBack, into: &outcome)
+        await recordDeletes(&deletes, device: device, stamp: stamp, into: &outcome)
         await batches.add(batch.take(), into: &outcome)
         await batches.flush(into: &outcome)
         return outcome

@@ -64,6 +64,27 @@ struct StagedPush: Sendable {
         return meeting
     }
 
+    /// The ops sending a file (or link, or directory) at a path a remote delete is removing. A
+    /// remote delete records the path's tombstone first and moves the file to the trash after
+    /// (`delete_intents` meanwhile): a preparation that looked at the disk in between read the
+    /// file as new here, over the tombstone. Sent, it would put the deleted file back on
+    /// every device. Only an op's own path counts, prepared with no local record over a
+    /// tombstone (`overTombstones`: nothing else can be in that window).
+    /// `removing`: the paths with a delete intent, read after the preparations (they hold back
+    /// only the owners in `patient`); `present`: whether something is at a path now (once the
+    /// intent is dropped the file is gone: the op, looked at again, then sends nothing).
+    static func meetingDeletes(
+        _ changes: [String: [PreparedChange]], overTombstones: Set<String>, removing: Set<String>, patient: Set<String>,
+        present: (String) -> Bool
+    ) -> Set<String> {
+        var meeting = Set<String>()
+        for (owner, list) in changes where overTombstones.contains(owner) {
+            guard list.contains(where: { $0.change.path == owner && !$0.change.deleted }) else { continue }
+            if (patient.contains(owner) && removing.contains(owner)) || !present(owner) { meeting.insert(owner) }
+        }
+        return meeting
+    }
+
     /// The ops whose inputs differ from `now` (what the index holds at present).
     static func stale(_ inputs: [String: Inputs], now: [String: Inputs]) -> Set<String> {
         Set(inputs.compactMap { path, read in now[path] == read ? nil : path })

@@ -83,6 +83,7 @@ struct Uploader: Sendable {
         if !replaced.isEmpty { await lookBelow(replacedDirectories: replaced.sorted(), of: &staged) }
         afterPreparing?()
         setAsideMeetingDownloads(&staged, ops: ops)
+        setAsideMeetingDeletes(&staged, ops: ops)
         // A vanished directory's tombstones may repeat paths that have ops of their own:
         // each change is sent once, by its own op where there is one; an op left with
         // nothing to send shares the fate of the op that sends its change.
@@ -171,6 +172,35 @@ struct Uploader: Sendable {
         }
         for path in meeting {
             logger.trace("push waits for a download landing", metadata: ["path": "\(path)"])
+            staged.changes[path] = nil
+            staged.result.settle(path, .landing)
+        }
+    }
+
+    /// Ops sending a file at a path a remote delete is removing (`StagedPush.meetingDeletes`)
+    /// are looked at again shortly (`.landing`), once the file is in the trash. The intents
+    /// are read after the preparations, then the disk (a delete drops its intent only once
+    /// its move to the trash is durable).
+    private func setAsideMeetingDeletes(_ staged: inout StagedPush, ops: [JournalOp]) {
+        let overTombstones = Set(staged.inputs.compactMap { path, read in
+            read.local == nil && read.base?.deleted == true && staged.changes[path] != nil ? path : nil
+        })
+        guard !overTombstones.isEmpty else { return }
+        let patient = Set(ops.filter { $0.attempts < Self.landingPatience }.map(\.path))
+        var meeting: Set<String>
+        do {
+            let removing = try index.records.deleteIntents.paths(folder: folder)
+            let root = preparer.folder
+            meeting = StagedPush.meetingDeletes(staged.changes, overTombstones: overTombstones, removing: removing, patient: patient) {
+                if case .found = root.lstat($0) { return true }
+                return false
+            }
+        } catch {
+            logger.error("cannot read the remote deletes under way; pushes over them wait", metadata: ["folder": "\(folder)", "error": "\(error)"])
+            meeting = overTombstones.intersection(patient)
+        }
+        for path in meeting {
+            logger.trace("push waits for a remote delete", metadata: ["path": "\(path)"])
             staged.changes[path] = nil
             staged.result.settle(path, .landing)
         }

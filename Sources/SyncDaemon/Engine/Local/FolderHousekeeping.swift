@@ -1,7 +1,7 @@
 import Glibc
 import Logging
 
-/// What is left over from earlier runs: old trash, downloads a kill cut short, staging files.
+/// What is left over from earlier runs: old trash, downloads and deletes a kill cut short, staging files.
 struct FolderHousekeeping: Sendable {
     let folder: String
     let root: FolderRoot
@@ -37,6 +37,25 @@ struct FolderHousekeeping: Sendable {
             }
         } catch {
             logger.error("cannot recover interrupted downloads", metadata: ["folder": "\(folder)", "error": "\(error)"])
+        }
+    }
+
+    /// Remote deletes a kill -9 or a power cut cut between recording and the durable move to
+    /// the trash: where the file is still there, its records are put back, so the scan does
+    /// not push it back up as new (which would undo the delete on every device).
+    func recoverInterruptedDeletes() {
+        do {
+            let restored = try index.records.recoverInterruptedDeletes(folder: folder) { path in
+                guard case .found(let stat) = root.lstat(path) else { return nil }
+                return stat.inode
+            }
+            if !restored.isEmpty {
+                logger.info(
+                    "remote deletes cut short by the last stop will be applied again",
+                    metadata: ["folder": "\(folder)", "paths": "\(restored.count)"])
+            }
+        } catch {
+            logger.error("cannot recover interrupted remote deletes", metadata: ["folder": "\(folder)", "error": "\(error)"])
         }
     }
 

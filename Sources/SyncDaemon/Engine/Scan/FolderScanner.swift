@@ -66,6 +66,7 @@ actor FolderScanner {
     func start() async {
         housekeeping.expireTrash()
         housekeeping.recoverInterruptedDownloads()
+        housekeeping.recoverInterruptedDeletes()
         await fullScan()
         schedulePeriodicScan()
     }

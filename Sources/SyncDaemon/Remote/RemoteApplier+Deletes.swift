@@ -1,0 +1,132 @@
+import SyncCore
+
+/// Remote deletes of files, applied in runs (decision 0033).
+extension RemoteApplier {
+    /// What became of a run's deletes (`removeRecorded`).
+    struct RemovedRun {
+        /// In the trash, durably, and recorded.
+        var removed: [PendingDeletes.Delete] = []
+        /// Not recorded (the path's base changed since it was planned), or written meanwhile
+        /// (its records put back): to be planned again.
+        var planAgain: [PendingDeletes.Delete] = []
+        /// Could not be moved to the trash (its records put back), or the barrier after the
+        /// moves failed: to be retried later, with the error shown.
+        var failed: [(delete: PendingDeletes.Delete, error: DaemonError)] = []
+    }
+
+    /// A remote delete of a file this device holds as synced, planned now and left to
+    /// `recordDeletes`; nil when the entry is anything else (then it is applied one by one).
+    func planDelete(_ entry: WireEntry) throws -> PendingDeletes.Delete? {
+        guard entry.deleted, entry.kind == .file else { return nil }
+        let records = try index.records.read(folder: folder, paths: [entry.path])
+        let (view, stat) = try materializer.inspect(entry.path, record: records.local[entry.path])
+        guard let stat, view.kind == .file,
+            Planner.plan(local: view, base: records.base[entry.path], remote: entry) == .deleteLocal
+        else { return nil }
+        return PendingDeletes.Delete(entry: entry, expected: stat, local: records.local[entry.path], base: records.base[entry.path])
+    }
+
+    /// Applies the run of deletes waiting in `pending`, and notes how each went. One whose
+    /// base changed meanwhile, or that was written to before its move, is planned again one
+    /// by one (an edit beats a delete); one that could not be moved is kept for a retry.
+    func recordDeletes(_ pending: inout PendingDeletes, device: String, stamp: String, into outcome: inout Outcome) async {
+        guard !pending.isEmpty else { return }
+        let run = pending.take()
+        let done: RemovedRun
+        do {
+            done = try removeRecorded(run, stamp: stamp)
+        } catch {
+            // Nothing recorded: each goes the one-by-one way, which says what is wrong.
+            for delete in run { await applyOne(delete.entry, device: device, stamp: stamp, into: &outcome) }
+            return
+        }
+        for delete in done.removed { outcome.applied.append((delete.entry.path, delete.entry.rev)) }
+        for (delete, error) in done.failed {
+            outcome.errors.append((delete.entry.path, error))
+            outcome.failed.append((delete.entry, error))
+            logger.warning("cannot apply remote delete", metadata: ["path": "\(delete.entry.path)", "error": "\(error)"])
+        }
+        for delete in done.planAgain { await applyOne(delete.entry, device: device, stamp: stamp, into: &outcome) }
+    }
+
+    /// Records the run's tombstones with an intent each (one transaction, each only over the
+    /// base it was planned against), moves each file to the trash, makes the moves durable
+    /// (one barrier), then drops the intents (one transaction). A kill -9 or a power cut
+    /// anywhere in between leaves intents, which the next start resolves by what is on disk
+    /// (`RecordStore.recoverInterruptedDeletes`). Throws when the first transaction fails:
+    /// then nothing was recorded or moved.
+    func removeRecorded(_ run: [PendingDeletes.Delete], stamp: String) throws -> RemovedRun {
+        let updates = run.map { delete in
+            var update = Self.deleteRecords(delete.entry)
+            update.deleteIntents = [delete.intent]
+            return GuardedUpdate(path: delete.entry.path, update: update, ifBase: delete.base)
+        }
+        let recorded = try index.records.apply(folder: folder, guarded: updates)
+        CrashPoint.reached(.beforeDeletesTrashed, paths: Array(recorded))
+        var done = RemovedRun()
+        var barrier = BarrierDirectories()
+        for delete in run {
+            guard recorded.contains(delete.entry.path) else {
+                done.planAgain.append(delete)
+                continue
+            }
+            do {
+                barrier.add(try materializer.moveToTrash(delete.entry.path, kind: .file, stamp: stamp, expected: delete.expected))
+                done.removed.append(delete)
+            } catch {
+                keepFile(delete, moveFailed: error, into: &done)
+            }
+        }
+        guard !done.removed.isEmpty else { return done }
+        do {
+            try FileAssembler.syncRenames(in: barrier.handles)
+        } catch {
+            // Moved, perhaps not durably: the intents stay for the next start, and the
+            // deletes are retried (each then finds its file gone, and records nothing new).
+            let problem = Self.problem(error, path: nil)
+            logger.warning("cannot make moves to the trash durable", metadata: ["count": "\(done.removed.count)", "error": "\(problem)"])
+            done.failed += done.removed.map { ($0, problem) }
+            done.removed = []
+            return done
+        }
+        CrashPoint.reached(.beforeDeletesDone, paths: done.removed.map(\.entry.path))
+        do {
+            var update = IndexUpdate()
+            update.deletesDone = done.removed.map(\.entry.path)
+            try index.records.apply(folder: folder, update)
+        } catch {
+            // Durable already: the intents left find their files gone at the next start.
+            logger.warning("cannot drop the intents of applied remote deletes", metadata: ["error": "\(error)"])
+        }
+        return done
+    }
+
+    /// A file a recorded delete did not move: its records are put back (its intent dropped
+    /// with them), and it is planned again (written meanwhile) or retried later.
+    private func keepFile(_ delete: PendingDeletes.Delete, moveFailed error: DaemonError, into done: inout RemovedRun) {
+        let path = delete.entry.path
+        do {
+            try index.records.restore(
+                folder: folder, path: path, local: delete.local, base: delete.base, onlyOver: delete.entry.baseRecord)
+        } catch {
+            // The intent stays: the next start puts the records back if the file is still there.
+            let problem = Self.problem(error, path: path)
+            logger.error("cannot put back the records of a file a remote delete left", metadata: ["path": "\(path)", "error": "\(problem)"])
+            done.failed.append((delete, problem))
+            return
+        }
+        if error.code == .changedMeanwhile {
+            done.planAgain.append(delete)
+        } else {
+            done.failed.append((delete, Self.problem(error, path: path)))
+        }
+    }
+
+    /// What a remote delete records: the tombstone, and no local record at or below the path.
+    static func deleteRecords(_ entry: WireEntry) -> IndexUpdate {
+        var update = IndexUpdate()
+        update.bases.append(entry.baseRecord)
+        update.removedLocals.append(entry.path)
+        return update
+    }
+}
