@@ -47,14 +47,15 @@ struct RemoteDeleteTests {
         case beforeTheTrash = "before-deletes-trashed"
         /// Moved and made durable; the intents not dropped yet.
         case beforeTheIntentsGo = "before-deletes-done"
-        /// The same, and then every file put back from the trash, as a power cut that lost
-        /// the moves would leave them: the intents must bring the deletes back.
-        case andTheMovesLost = "before-deletes-done, moves undone"
+        /// The same, and then the user moves every file back from the trash while syncd is
+        /// stopped: those are the user's now (their ctime changed), and come back everywhere.
+        case thenRestoredByTheUser = "before-deletes-done, then restored from the trash"
     }
 
-    /// A run of 40 remote deletes cut by a real SIGKILL: the restart applies every delete,
-    /// pushes nothing back, and each file is in the trash. Without the intents, the files
-    /// a kill or a power cut leaves in place are pushed back up as new.
+    /// A run of 40 remote deletes cut by a real SIGKILL. Cut before the trash, the restart
+    /// puts the records back and applies every delete again: nothing pushed back, 40 files
+    /// in the trash (without the intents, the files went back up as new). Cut after the moves,
+    /// the intents are dropped. Files the user moved back from the trash are pushed as new.
     @Test(arguments: Cut.allCases)
     func deletesCutByAKillConvergeNothingPushedBack(cut: Cut) async throws {
         let two = try await TwoDevices.start("deletes-cut", extraFolderConfig: "max_delete_fraction = 1\nmax_delete_count = 100000")
@@ -77,15 +78,19 @@ struct RemoteDeleteTests {
         let fm = FileManager.default
         let left = (0..<40).filter { fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) }
         #expect(left.count == (cut == .beforeTheTrash ? 40 : 0), "\(left.count) files at their paths after the kill")
-        if cut == .andTheMovesLost {
-            let trash = two.a.dir + "/state/trash"
-            for (path, _) in try localTree(trash) where path.hasSuffix(".jpg") {
-                try fm.moveItem(atPath: trash + "/" + path, toPath: two.a.path("photos/" + (path as NSString).lastPathComponent))
-            }
-            #expect((0..<40).allSatisfy { fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) })
+        let trash = two.a.dir + "/state/trash"
+        guard cut == .thenRestoredByTheUser else {
+            try await two.restartExpectingNothingCommitted(two.a, ["photos": Self.dir], revBefore: revBefore)
+            let trashed = try localTree(trash).filter { $0.value != Self.dir }
+            #expect(trashed.count == 40, "\(trashed.count) files in alpha's trash")
+            return
         }
-        try await two.restartExpectingNothingCommitted(two.a, ["photos": Self.dir], revBefore: revBefore)
-        let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
-        #expect(trashed.count == 40, "\(trashed.count) files in alpha's trash")
+        for (path, _) in try localTree(trash) where path.hasSuffix(".jpg") {
+            try fm.moveItem(atPath: trash + "/" + path, toPath: two.a.path("photos/" + (path as NSString).lastPathComponent))
+        }
+        try await two.a.start()
+        try await two.waitForBoth(original, timeout: .seconds(60))
+        try await two.a.waitUntilIdle()
+        #expect(try await two.a.status()?.conflicts == 0)
     }
 }

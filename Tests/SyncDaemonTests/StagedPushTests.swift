@@ -87,8 +87,8 @@ struct StagedPushTests {
         #expect(StagedPush.meetingDownloads(changes, landing: [], patient: []) { $0 == "f" } == ["f"])
     }
 
-    /// A file prepared as new over a tombstone while a remote delete is moving it to the trash
-    /// waits; so does one gone from the disk since; anything else is sent.
+    /// A file prepared as new over a tombstone waits while it is the very file a remote delete
+    /// is moving to the trash, or once it is gone; anything else there is sent.
     @Test func filesPreparedAsNewWhereARemoteDeleteIsUnderWayWait() {
         func file(_ path: String) -> PreparedChange {
             PreparedChange(
@@ -97,19 +97,23 @@ struct StagedPushTests {
                     deleted: false),
                 local: nil, source: .none)
         }
+        func stat(_ inode: UInt64, ctime: Int64) -> FileStat {
+            FileStat(kind: .file, inode: inode, size: 1, mtimeNs: 1, ctimeNs: ctime, mode: 0o644)
+        }
         let changes: [String: [PreparedChange]] = [
-            "removing": [file("removing")], "gone": [file("gone")], "new": [file("new")],
-            "edited": [file("edited")], "deleted": [PushDeduplicationTests.tombstone("deleted")],
+            "removing": [file("removing")], "gone": [file("gone")], "new": [file("new")], "edited": [file("edited")],
+            "not-over-a-tombstone": [file("not-over-a-tombstone")], "deleted": [PushDeduplicationTests.tombstone("deleted")],
         ]
-        let over: Set<String> = ["removing", "gone", "new", "deleted"]
-        let all = Set(changes.keys)
-        let present: (String) -> Bool = { $0 != "gone" && $0 != "deleted" }
-        let meeting = StagedPush.meetingDeletes(
-            changes, overTombstones: over, removing: ["removing", "edited", "deleted"], patient: all, present: present)
+        let over: Set<String> = ["removing", "gone", "new", "edited", "deleted"]
+        let removing: [String: (inode: UInt64, ctimeNs: Int64)] = [
+            "removing": (1, 10), "edited": (2, 20), "new": (3, 30), "not-over-a-tombstone": (4, 40),
+        ]
+        let disk: [String: FileStat] = [
+            "removing": stat(1, ctime: 10), "edited": stat(2, ctime: 21), "new": stat(9, ctime: 30),
+            "not-over-a-tombstone": stat(4, ctime: 40),
+        ]
+        let meeting = StagedPush.meetingDeletes(changes, overTombstones: over, removing: removing) { disk[$0] }
         #expect(meeting == ["removing", "gone"])
-        // Out of patience, an intent no longer holds an op back; a file gone still does.
-        #expect(
-            StagedPush.meetingDeletes(changes, overTombstones: over, removing: ["removing"], patient: [], present: present)
-                == ["gone"])
+        #expect(StagedPush.meetingDeletes(changes, overTombstones: over, removing: [:]) { disk[$0] } == ["gone"])
     }
 }

@@ -6,32 +6,49 @@ import SyncCore
 /// just before its file is moved to the trash. A kill -9 or a power cut between the two
 /// would leave a file on disk that the index no longer knows, and the next start would push
 /// it back up as new, undoing the delete everywhere; the row below lets the next start tell
-/// which happened and put the path's records back when the file is still there.
+/// which happened and, when the file is still there untouched, put the path's records back
+/// and apply the delete again.
 struct DeleteIntent: Sendable, Equatable {
-    var path: String
-    /// The file the delete removes: while a file with this inode is at `path`, it did not happen.
+    /// The tombstone being applied (its path, its revision: `entry.baseRecord` is what the
+    /// delete recorded).
+    var entry: WireEntry
+    /// The file the delete removes, as planned: while a file with this inode and this ctime is
+    /// at the path, it was neither moved to the trash nor touched since (a rename, a write or a
+    /// chmod changes the ctime; a move a power cut lost does not).
     var inode: UInt64
+    var ctimeNs: Int64
     var previousLocal: LocalRecord?
     var previousBase: BaseRecord?
+
+    var path: String { entry.path }
+
+    /// Whether `stat` is the file this delete was removing, untouched.
+    func isRemoving(_ stat: FileStat) -> Bool { stat.inode == inode && stat.ctimeNs == ctimeNs }
 }
 
 /// `delete_intents` (decision 0033): written with a run of remote deletes' records, dropped
-/// once their moves to the trash are durable; what is left at start is looked at
-/// (`RecordStore+Recovery`).
+/// once their moves to the trash are durable. Each row names the process that wrote it
+/// (`session`): what an earlier process left is resolved once the first scan has checked the
+/// root (`RecordStore.recoverInterruptedDeletes`); this process's own are runs under way, or
+/// left by a failure, and wait for the next start.
 struct DeleteIntentStore: Sendable {
     let pool: DatabasePool
     static let table = "delete_intents"
+    /// This process, in the rows it writes.
+    static let session = UUID().uuidString
 
     func put(folder: String, _ intents: [DeleteIntent], in db: Database) throws {
         guard !intents.isEmpty else { return }
         let put = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO delete_intents (folder_id, path, inode, previous_local, previous_base)
-            VALUES (?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO delete_intents
+                (folder_id, path, session, inode, ctime_ns, entry, previous_local, previous_base)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for intent in intents {
             try put.execute(
                 arguments: [
-                    folder, intent.path, Int64(bitPattern: intent.inode),
+                    folder, intent.path, Self.session, Int64(bitPattern: intent.inode), intent.ctimeNs,
+                    try IndexValue.jsonText(intent.entry),
                     try intent.previousLocal.map(IndexValue.jsonText), try intent.previousBase.map(IndexValue.jsonText),
                 ])
         }
@@ -45,26 +62,37 @@ struct DeleteIntentStore: Sendable {
         }
     }
 
-    /// The paths a remote delete is removing now (or a kill -9 cut short, at start).
-    func paths(folder: String) throws -> Set<String> {
+    /// The files remote deletes are removing now, or left by a kill (any process's), by path.
+    func removing(folder: String) throws -> [String: (inode: UInt64, ctimeNs: Int64)] {
         try pool.read { db in
-            Set(try String.fetchAll(db, sql: "SELECT path FROM delete_intents WHERE folder_id = ?", arguments: [folder]))
+            var found: [String: (inode: UInt64, ctimeNs: Int64)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT path, inode, ctime_ns FROM delete_intents WHERE folder_id = ?", arguments: [folder]) {
+                let path: String = try row.indexValue("path", table: Self.table)
+                let inode: Int64 = try row.indexValue("inode", table: Self.table, path: path)
+                found[path] = (UInt64(bitPattern: inode), try row.indexValue("ctime_ns", table: Self.table, path: path))
+            }
+            return found
         }
     }
 
-    /// The folder's intents, whole (at start).
-    func all(folder: String) throws -> [DeleteIntent] {
+    /// The intents other processes than `thisProcess` left.
+    func left(folder: String, thisProcess: String = Self.session) throws -> [DeleteIntent] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM delete_intents WHERE folder_id = ?", arguments: [folder]).map(Self.decode)
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM delete_intents WHERE folder_id = ? AND session != ?", arguments: [folder, thisProcess]
+            ).map(Self.decode)
         }
     }
 
     static func decode(_ row: Row) throws -> DeleteIntent {
         let path: String = try row.indexValue("path", table: table)
+        let entry: String = try row.indexValue("entry", table: table, path: path)
         let local: String? = try row.indexValue("previous_local", table: table, path: path)
         let base: String? = try row.indexValue("previous_base", table: table, path: path)
         return DeleteIntent(
-            path: path, inode: UInt64(bitPattern: try row.indexValue("inode", table: table, path: path)),
+            entry: try IndexValue.json(WireEntry.self, from: entry, table: table, column: "entry", path: path),
+            inode: UInt64(bitPattern: try row.indexValue("inode", table: table, path: path)),
+            ctimeNs: try row.indexValue("ctime_ns", table: table, path: path),
             previousLocal: try local.map {
                 try IndexValue.json(LocalRecord.self, from: $0, table: table, column: "previous_local", path: path)
             },

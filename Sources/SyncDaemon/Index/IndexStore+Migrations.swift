@@ -120,7 +120,8 @@ extension IndexStore {
             // A remote delete recorded but perhaps not moved to the trash (see DeleteIntent).
             try db.execute(sql: """
                 CREATE TABLE delete_intents (
-                    folder_id TEXT NOT NULL, path TEXT NOT NULL, inode INTEGER NOT NULL,
+                    folder_id TEXT NOT NULL, path TEXT NOT NULL, session TEXT NOT NULL,
+                    inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, entry TEXT NOT NULL,
                     previous_local TEXT, previous_base TEXT,
                     PRIMARY KEY (folder_id, path)
                 )

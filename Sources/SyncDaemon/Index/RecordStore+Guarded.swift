@@ -62,20 +62,25 @@ extension RecordStore {
     func restore(
         folder: String, path: String, local: LocalRecord?, base previous: BaseRecord?, onlyOver recorded: BaseRecord? = nil
     ) throws {
-        var update = IndexUpdate()
-        if let local { update.locals.append(local) } else { update.removedLocals.append(path) }
-        if let previous { update.bases.append(previous) }
-        update.landed = [path]
-        update.deletesDone = [path]
         try pool.write { db in
             if let recorded, try base.record(folder: folder, path: path, in: db) != recorded {
                 try intents.drop(folder: folder, paths: [path], in: db)
                 try deleteIntents.drop(folder: folder, paths: [path], in: db)
                 return
             }
-            try apply(folder: folder, update, in: db)
-            if previous == nil { try base.remove(folder: folder, path: path, in: db) }
+            try putBack(folder: folder, path: path, local: local, base: previous, in: db)
         }
+    }
+
+    /// `restore` inside the caller's transaction, unguarded.
+    func putBack(folder: String, path: String, local: LocalRecord?, base previous: BaseRecord?, in db: Database) throws {
+        var update = IndexUpdate()
+        if let local { update.locals.append(local) } else { update.removedLocals.append(path) }
+        if let previous { update.bases.append(previous) }
+        update.landed = [path]
+        update.deletesDone = [path]
+        try apply(folder: folder, update, in: db)
+        if previous == nil { try base.remove(folder: folder, path: path, in: db) }
     }
 
     /// Records what the server did with a resent commit: each base unless the index

@@ -20,23 +20,52 @@ extension RecordStore {
         return restored
     }
 
-    /// At start: remote deletes a kill -9 (or a power cut) interrupted between recording and
-    /// the durable move to the trash. Where the file they were removing is still at its path
-    /// (the same inode), the path's records are put back as they were, so the scan does not
-    /// take it for a new file and push it back up (the feed, whose cursor did not move past
-    /// the delete, brings it again); where it is not, the delete happened. Returns the paths
-    /// put back.
-    func recoverInterruptedDeletes(folder: String, inodeAt: (String) -> UInt64?) throws -> [String] {
+    /// What is at a delete intent's path now (`recoverInterruptedDeletes`).
+    enum FoundAtPath {
+        case nothing
+        case file(FileStat)
+        /// It could not be looked at (a directory that cannot be read, an I/O error): the
+        /// intent stays for a later start.
+        case unknown
+    }
+
+    /// Once per process, after the first scan has found the root as synced (not missing,
+    /// not empty while synced entries are known): the remote deletes earlier processes
+    /// recorded and did not see through (a kill -9, a power cut that lost the move to the
+    /// trash, a failed barrier). Where the very file the delete was removing is still at its
+    /// path, untouched (`DeleteIntent.isRemoving`), its records are put back and the delete is
+    /// kept for a retry, due now, in the same transaction: applied again whether or not the
+    /// feed brings it again. Anything else there is the user's (a new file, an edit, the file
+    /// moved back from the trash), and the delete counts as done. Only over the tombstone
+    /// the delete recorded: a newer revision recorded since stays. Returns the paths put back.
+    func recoverInterruptedDeletes(
+        folder: String, thisProcess: String = DeleteIntentStore.session, at look: (String) -> FoundAtPath
+    ) throws -> [String] {
+        let retries = RemoteRetryStore(pool: pool)
         var restored: [String] = []
         var done: [String] = []
-        for intent in try deleteIntents.all(folder: folder) {
-            guard inodeAt(intent.path) == intent.inode else {
-                done.append(intent.path)
-                continue
+        for intent in try deleteIntents.left(folder: folder, thisProcess: thisProcess) {
+            switch look(intent.path) {
+            case .unknown: continue
+            case .nothing: done.append(intent.path)
+            case .file(let stat):
+                guard intent.isRemoving(stat) else {
+                    done.append(intent.path)
+                    continue
+                }
+                let put = try pool.write { db in
+                    guard try base.record(folder: folder, path: intent.path, in: db) == intent.entry.baseRecord else {
+                        try deleteIntents.drop(folder: folder, paths: [intent.path], in: db)
+                        return false
+                    }
+                    // Drops the intent too.
+                    try putBack(folder: folder, path: intent.path, local: intent.previousLocal, base: intent.previousBase, in: db)
+                    let cut = DaemonError(.interrupted, "a remote delete cut short by the last stop; applied again", path: intent.path)
+                    try retries.hold(folder: folder, [(intent.entry, cut)], delay: { _ in 0 }, in: db)
+                    return true
+                }
+                if put { restored.append(intent.path) }
             }
-            // Drops the intent too.
-            try restore(folder: folder, path: intent.path, local: intent.previousLocal, base: intent.previousBase)
-            restored.append(intent.path)
         }
         if !done.isEmpty { try pool.write { db in try deleteIntents.drop(folder: folder, paths: done, in: db) } }
         return restored

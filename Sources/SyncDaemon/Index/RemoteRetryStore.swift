@@ -16,26 +16,29 @@ struct RemoteRetryStore: Sendable {
     /// by a newer revision of its path.
     func hold(folder: String, _ failed: [(entry: WireEntry, error: DaemonError)], delay: (Int) -> Double) throws {
         guard !failed.isEmpty else { return }
+        try pool.write { db in try hold(folder: folder, failed, delay: delay, in: db) }
+    }
+
+    /// `hold` inside the caller's transaction.
+    func hold(folder: String, _ failed: [(entry: WireEntry, error: DaemonError)], delay: (Int) -> Double, in db: Database) throws {
         let now = Date()
-        try pool.write { db in
-            let current = try db.cachedStatement(
-                sql: "SELECT rev, attempts FROM remote_retry WHERE folder_id = ? AND path = ?")
-            let put = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO remote_retry (folder_id, path, rev, entry, attempts, next_attempt_at, last_error)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
-            for (entry, error) in failed {
-                var attempts = 1
-                if let row = try Row.fetchOne(current, arguments: [folder, entry.path]) {
-                    let rev: Int64 = try row.indexValue("rev", table: Self.table, path: entry.path)
-                    if rev > entry.rev { continue }
-                    attempts += try row.indexValue("attempts", table: Self.table, path: entry.path) as Int
-                }
-                let due = now.addingTimeInterval(delay(attempts - 1))
-                let json = try IndexValue.jsonText(entry)
-                try put.execute(arguments: [folder, entry.path, entry.rev, json, attempts, due.timeIntervalSince1970, error.description])
-                try errors.show(folder: folder, path: entry.path, error: error, retryAt: due, in: db)
+        let current = try db.cachedStatement(
+            sql: "SELECT rev, attempts FROM remote_retry WHERE folder_id = ? AND path = ?")
+        let put = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO remote_retry (folder_id, path, rev, entry, attempts, next_attempt_at, last_error)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (entry, error) in failed {
+            var attempts = 1
+            if let row = try Row.fetchOne(current, arguments: [folder, entry.path]) {
+                let rev: Int64 = try row.indexValue("rev", table: Self.table, path: entry.path)
+                if rev > entry.rev { continue }
+                attempts += try row.indexValue("attempts", table: Self.table, path: entry.path) as Int
             }
+            let due = now.addingTimeInterval(delay(attempts - 1))
+            let json = try IndexValue.jsonText(entry)
+            try put.execute(arguments: [folder, entry.path, entry.rev, json, attempts, due.timeIntervalSince1970, error.description])
+            try errors.show(folder: folder, path: entry.path, error: error, retryAt: due, in: db)
         }
     }
 

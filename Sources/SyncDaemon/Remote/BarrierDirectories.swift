@@ -1,10 +1,13 @@
-/// The directories a run of renames (or moves to the trash) changed, one open handle each
-/// (by file system and inode), for the barrier that makes the run durable
-/// (`FileAssembler.syncRenames`): every rename opens handles of its own, and a run of 256
-/// in one directory must not hold 512 of them open until its barrier.
+/// The directories a run of renames (or moves to the trash) changed, for the barrier that
+/// makes the run durable (`sync`): up to `FileAssembler.directoriesSyncedOneByOne` distinct
+/// ones (by file system and inode) are each fsynced; past that, each file system is synced
+/// once, and one handle per file system is all that is kept. Every rename opens handles of
+/// its own: a run of 256 must not hold 512 of them open until its barrier.
 struct BarrierDirectories: Sendable {
     private(set) var handles: [DirectoryHandle] = []
     private var known: Set<Identity> = []
+    /// Past the limit: `handles` holds one directory per file system.
+    private(set) var wide = false
 
     mutating func add(_ directories: [DirectoryHandle]) {
         for directory in directories {
@@ -13,7 +16,31 @@ struct BarrierDirectories: Sendable {
                 handles.append(directory)
                 continue
             }
-            if known.insert(id).inserted { handles.append(directory) }
+            if wide {
+                if !handles.contains(where: { $0.identity?.device == id.device }) { handles.append(directory) }
+            } else if known.insert(id).inserted {
+                handles.append(directory)
+                if handles.count > FileAssembler.directoriesSyncedOneByOne { widen() }
+            }
+        }
+    }
+
+    /// Makes what was renamed in and out of these directories durable.
+    func sync() throws(DaemonError) {
+        if wide {
+            try FileAssembler.syncFileSystems(holding: handles)
+        } else {
+            try FileAssembler.syncRenames(in: handles)
+        }
+    }
+
+    private mutating func widen() {
+        wide = true
+        known = []
+        var devices = Set<UInt64>()
+        handles = handles.filter { handle in
+            guard let device = handle.identity?.device else { return true }
+            return devices.insert(device).inserted
         }
     }
 

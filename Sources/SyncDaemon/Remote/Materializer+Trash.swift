@@ -67,9 +67,24 @@ extension Materializer {
         }
         if let expected { try putBackIfWritten(moved, to: source, expected: expected) }
         guard staged else { return [source.directory, destination.directory] }
-        try copyAcrossDevices(moved, to: destination)
+        do {
+            try copyAcrossDevices(moved, to: destination)
+        } catch {
+            // Not in the trash (its file system full?): back to its place, never left under a
+            // staging name that the next start removes.
+            guard moved.renameNoReplace(to: source) == 0 else {
+                throw .io("cannot be copied to the trash (\(error)), and is kept as \(moved.relative)", path)
+            }
+            throw error
+        }
         guard unlinkat(moved.directory.fd, moved.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
         return [source.directory, destination.directory]
+    }
+
+    /// Makes the entries of `path`'s directory durable (a file put back from the trash).
+    func syncParent(of path: String) throws(DaemonError) {
+        let located = try folder.parent(of: path)
+        guard fsync(located.directory.fd) == 0 else { throw .io("fsync a directory", path) }
     }
 
     /// The file as it was moved, against what its removal was planned on (all but its

@@ -15,7 +15,7 @@ struct PendingDeletes: Sendable {
         var base: BaseRecord?
 
         var intent: DeleteIntent {
-            DeleteIntent(path: entry.path, inode: expected.inode, previousLocal: local, previousBase: base)
+            DeleteIntent(entry: entry, inode: expected.inode, ctimeNs: expected.ctimeNs, previousLocal: local, previousBase: base)
         }
     }
 

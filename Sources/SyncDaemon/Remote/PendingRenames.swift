@@ -8,9 +8,8 @@ import SyncCore
 struct PendingRenames: Sendable {
     private(set) var updates: [GuardedUpdate] = []
     private(set) var moves: [(arrival: WireEntry, departure: WireEntry)] = []
-    /// The directories renamed in and out of, one handle each (by file system and inode).
-    private var barrier = BarrierDirectories()
-    var directories: [DirectoryHandle] { barrier.handles }
+    /// The directories renamed in and out of.
+    private(set) var barrier = BarrierDirectories()
     /// The paths renamed from and to: a rename touching one of them is planned against
     /// records this run has not written yet, so it starts a new run.
     private var paths: Set<String> = []

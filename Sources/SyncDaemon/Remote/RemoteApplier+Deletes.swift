@@ -79,10 +79,10 @@ extension RemoteApplier {
         }
         guard !done.removed.isEmpty else { return done }
         do {
-            try FileAssembler.syncRenames(in: barrier.handles)
+            try barrier.sync()
         } catch {
-            // Moved, perhaps not durably: the intents stay for the next start, and the
-            // deletes are retried (each then finds its file gone, and records nothing new).
+            // Moved, perhaps not durably: the intents stay for the next start, which applies
+            // again any delete whose move a power cut lost. Shown as failed meanwhile.
             let problem = Self.problem(error, path: nil)
             logger.warning("cannot make moves to the trash durable", metadata: ["count": "\(done.removed.count)", "error": "\(problem)"])
             done.failed += done.removed.map { ($0, problem) }
@@ -106,10 +106,14 @@ extension RemoteApplier {
     private func keepFile(_ delete: PendingDeletes.Delete, moveFailed error: DaemonError, into done: inout RemovedRun) {
         let path = delete.entry.path
         do {
+            // A file written meanwhile was put back from the trash: that rename is made
+            // durable before its intent goes (a power cut must not leave the edit in the trash).
+            if error.code == .changedMeanwhile { try materializer.syncParent(of: path) }
             try index.records.restore(
                 folder: folder, path: path, local: delete.local, base: delete.base, onlyOver: delete.entry.baseRecord)
         } catch {
-            // The intent stays: the next start puts the records back if the file is still there.
+            // The intent stays: the next start puts the records back if the file is still there
+            // untouched, and applies the delete again; pushes of the path wait until then.
             let problem = Self.problem(error, path: path)
             logger.error("cannot put back the records of a file a remote delete left", metadata: ["path": "\(path)", "error": "\(problem)"])
             done.failed.append((delete, problem))

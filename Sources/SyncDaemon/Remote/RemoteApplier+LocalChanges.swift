@@ -59,7 +59,7 @@ extension RemoteApplier {
         let batch = pending
         pending = PendingRenames()
         do {
-            try FileAssembler.syncRenames(in: batch.directories)
+            try batch.barrier.sync()
             CrashPoint.reached(.beforeRenamesRecorded, paths: batch.moves.map(\.arrival.path))
             let recorded = try index.records.apply(folder: folder, guarded: batch.updates)
             for (arrival, departure) in batch.moves {

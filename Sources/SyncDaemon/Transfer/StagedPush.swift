@@ -64,23 +64,28 @@ struct StagedPush: Sendable {
         return meeting
     }
 
-    /// The ops sending a file (or link, or directory) at a path a remote delete is removing. A
-    /// remote delete records the path's tombstone first and moves the file to the trash after
-    /// (`delete_intents` meanwhile): a preparation that looked at the disk in between read the
-    /// file as new here, over the tombstone. Sent, it would put the deleted file back on
-    /// every device. Only an op's own path counts, prepared with no local record over a
-    /// tombstone (`overTombstones`: nothing else can be in that window).
-    /// `removing`: the paths with a delete intent, read after the preparations (they hold back
-    /// only the owners in `patient`); `present`: whether something is at a path now (once the
-    /// intent is dropped the file is gone: the op, looked at again, then sends nothing).
+    /// The ops sending a file at a path a remote delete is removing. A remote delete records
+    /// the path's tombstone first and moves the file to the trash after (`delete_intents`
+    /// meanwhile): a preparation that looked at the disk in between read the file as new here,
+    /// over the tombstone. Sent, it would put the deleted file back on every device. Only an
+    /// op's own path counts, prepared with no local record over a tombstone (`overTombstones`:
+    /// nothing else can be in that window). Such an op waits while the file at its path is the
+    /// very one a delete intent is removing (`removing`: inode and ctime, read after the
+    /// preparations; a delete a kill cut short waits for the next start), or when nothing is
+    /// there any more (`now`: looked at again, it then sends nothing). Anything else at the
+    /// path (a new file, an edit, which changes the ctime) is the user's, and is sent.
     static func meetingDeletes(
-        _ changes: [String: [PreparedChange]], overTombstones: Set<String>, removing: Set<String>, patient: Set<String>,
-        present: (String) -> Bool
+        _ changes: [String: [PreparedChange]], overTombstones: Set<String>,
+        removing: [String: (inode: UInt64, ctimeNs: Int64)], now: (String) -> FileStat?
     ) -> Set<String> {
         var meeting = Set<String>()
         for (owner, list) in changes where overTombstones.contains(owner) {
             guard list.contains(where: { $0.change.path == owner && !$0.change.deleted }) else { continue }
-            if (patient.contains(owner) && removing.contains(owner)) || !present(owner) { meeting.insert(owner) }
+            guard let stat = now(owner) else {
+                meeting.insert(owner)
+                continue
+            }
+            if let file = removing[owner], file.inode == stat.inode, file.ctimeNs == stat.ctimeNs { meeting.insert(owner) }
         }
         return meeting
     }

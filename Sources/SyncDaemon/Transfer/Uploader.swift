@@ -83,7 +83,7 @@ struct Uploader: Sendable {
         if !replaced.isEmpty { await lookBelow(replacedDirectories: replaced.sorted(), of: &staged) }
         afterPreparing?()
         setAsideMeetingDownloads(&staged, ops: ops)
-        setAsideMeetingDeletes(&staged, ops: ops)
+        setAsideMeetingDeletes(&staged)
         // A vanished directory's tombstones may repeat paths that have ops of their own:
         // each change is sent once, by its own op where there is one; an op left with
         // nothing to send shares the fate of the op that sends its change.
@@ -181,23 +181,22 @@ struct Uploader: Sendable {
     /// are looked at again shortly (`.landing`), once the file is in the trash. The intents
     /// are read after the preparations, then the disk (a delete drops its intent only once
     /// its move to the trash is durable).
-    private func setAsideMeetingDeletes(_ staged: inout StagedPush, ops: [JournalOp]) {
+    private func setAsideMeetingDeletes(_ staged: inout StagedPush) {
         let overTombstones = Set(staged.inputs.compactMap { path, read in
             read.local == nil && read.base?.deleted == true && staged.changes[path] != nil ? path : nil
         })
         guard !overTombstones.isEmpty else { return }
-        let patient = Set(ops.filter { $0.attempts < Self.landingPatience }.map(\.path))
         var meeting: Set<String>
         do {
-            let removing = try index.records.deleteIntents.paths(folder: folder)
+            let removing = try index.records.deleteIntents.removing(folder: folder)
             let root = preparer.folder
-            meeting = StagedPush.meetingDeletes(staged.changes, overTombstones: overTombstones, removing: removing, patient: patient) {
-                if case .found = root.lstat($0) { return true }
-                return false
+            meeting = StagedPush.meetingDeletes(staged.changes, overTombstones: overTombstones, removing: removing) {
+                guard case .found(let stat) = root.lstat($0) else { return nil }
+                return stat
             }
         } catch {
             logger.error("cannot read the remote deletes under way; pushes over them wait", metadata: ["folder": "\(folder)", "error": "\(error)"])
-            meeting = overTombstones.intersection(patient)
+            meeting = overTombstones
         }
         for path in meeting {
             logger.trace("push waits for a remote delete", metadata: ["path": "\(path)"])

@@ -40,23 +40,26 @@ struct FolderHousekeeping: Sendable {
         }
     }
 
-    /// Remote deletes a kill -9 or a power cut cut between recording and the durable move to
-    /// the trash: where the file is still there, its records are put back, so the scan does
-    /// not push it back up as new (which would undo the delete on every device).
-    func recoverInterruptedDeletes() {
-        do {
-            let restored = try index.records.recoverInterruptedDeletes(folder: folder) { path in
-                guard case .found(let stat) = root.lstat(path) else { return nil }
-                return stat.inode
+    /// Remote deletes an earlier process recorded and did not see through (a kill -9, a power
+    /// cut that lost the move to the trash): where the file is still there untouched, its
+    /// records are put back and the delete is applied again, so the scan does not push it back
+    /// up as new (which would undo the delete on every device). Run once the first scan has
+    /// checked the root: an unmounted disk must not read as "the delete happened". Returns
+    /// whether any records were put back (the scan's baseline is then read again).
+    func recoverInterruptedDeletes() throws -> Bool {
+        let restored = try index.records.recoverInterruptedDeletes(folder: folder) { path in
+            switch root.lstat(path) {
+            case .found(let stat): return .file(stat)
+            case .missing, .unsupported: return .nothing
+            case .failed: return .unknown
             }
-            if !restored.isEmpty {
-                logger.info(
-                    "remote deletes cut short by the last stop will be applied again",
-                    metadata: ["folder": "\(folder)", "paths": "\(restored.count)"])
-            }
-        } catch {
-            logger.error("cannot recover interrupted remote deletes", metadata: ["folder": "\(folder)", "error": "\(error)"])
         }
+        if !restored.isEmpty {
+            logger.info(
+                "remote deletes cut short by the last stop are applied again",
+                metadata: ["folder": "\(folder)", "paths": "\(restored.count)"])
+        }
+        return !restored.isEmpty
     }
 
     /// Removes download staging files an interrupted run left in the folder (only an

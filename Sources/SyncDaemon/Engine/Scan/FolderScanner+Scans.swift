@@ -26,12 +26,19 @@ extension FolderScanner {
                 housekeeping.removeStagingFiles(scanned.stagingFiles)
                 stagingCleared = true
             }
-            let baseline = try known.get()
+            var baseline = try known.get()
             if scanned.items.isEmpty && baseline.liveBaseCount > 0 {
                 problems.rootProblem = "folder root \(root) is empty but \(baseline.liveBaseCount) synced entries are known; "
                     + "syncing paused, nothing is deleted on the server"
                 logger.error("folder root suddenly empty", metadata: ["folder": "\(folder)"])
                 return
+            }
+            // The root is as synced: what remote deletes of an earlier process left can be
+            // judged by what is on disk (before anything is sent or applied: the root's
+            // problem, if any, still holds both back).
+            if !deletesRecovered {
+                if try housekeeping.recoverInterruptedDeletes() { baseline = try index.records.scanBaseline(folder: folder) }
+                deletesRecovered = true
             }
             problems.rootProblem = nil
             adoptRootIfNeeded()

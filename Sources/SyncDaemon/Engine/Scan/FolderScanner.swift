@@ -41,6 +41,9 @@ actor FolderScanner {
     var adoptedRoot: RootIdentity?
     /// The first scan removed the staging files an interrupted run left.
     var stagingCleared = false
+    /// A scan that found the root as synced resolved the delete intents earlier processes
+    /// left (`FolderHousekeeping.recoverInterruptedDeletes`).
+    var deletesRecovered = false
 
     init(
         folder: String, root: String, rescanInterval: Duration, index: IndexStore, queue: TransferQueue,
@@ -66,7 +69,6 @@ actor FolderScanner {
     func start() async {
         housekeeping.expireTrash()
         housekeeping.recoverInterruptedDownloads()
-        housekeeping.recoverInterruptedDeletes()
         await fullScan()
         schedulePeriodicScan()
     }
