@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SyncCore
 import Testing
 import TestSupport
@@ -54,9 +55,10 @@ struct DeleteIntentTests {
         pushed.bases = [GuardedUpdateTests.base("newer", rev: 3)]
         try index.records.apply(folder: "f", pushed)
 
-        // This process's own intents are runs under way: left alone.
-        #expect(try index.records.recoverInterruptedDeletes(folder: "f") { _ in .nothing }.isEmpty)
-        #expect(try index.records.deleteIntents.removing(folder: "f").count == paths.count)
+        // This process's own intents are runs under way: not left for it to resolve.
+        #expect(try index.records.deleteIntents.left(folder: "f").intents.isEmpty)
+        let left = try index.records.deleteIntents.left(folder: "f", thisProcess: "a later one")
+        #expect(left.intents.count == paths.count && left.unreadable.isEmpty)
 
         let disk: [String: RecordStore.FoundAtPath] = [
             "kept": .file(Self.stat(inode: 10, ctime: 100)),
@@ -66,7 +68,7 @@ struct DeleteIntentTests {
             "unreadable": .unknown,
             "newer": .file(Self.stat(inode: 15, ctime: 100)),
         ]
-        let restored = try index.records.recoverInterruptedDeletes(folder: "f", thisProcess: "a later one") { disk[$0]! }
+        let restored = try index.records.recoverInterruptedDeletes(folder: "f", left.intents) { disk[$0]! }
         #expect(restored == ["kept"])
         let records = try index.records.read(folder: "f", paths: paths)
         #expect(records.local["kept"] == Self.local("kept", inode: 10), "the file still there is known again")
@@ -80,6 +82,19 @@ struct DeleteIntentTests {
         // The put-back delete is applied again, whatever the feed's cursor says.
         #expect(try index.retries.due(folder: "f") == [Self.tombstone("kept", rev: 2)])
         #expect(Set(try index.records.deleteIntents.removing(folder: "f").keys) == ["unreadable"], "undecided: kept for later")
+    }
+
+    /// A row that cannot be read does not keep the others from being resolved.
+    @Test func anUnreadableIntentIsSetAsideNotFatal() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        try Self.recordedRun(["a", "b"], in: index)
+        try index.pool.write { db in
+            try db.execute(sql: "UPDATE delete_intents SET entry = '{not json' WHERE path = 'a'")
+        }
+        let left = try index.records.deleteIntents.left(folder: "f", thisProcess: "a later one")
+        #expect(left.intents.map(\.path) == ["b"])
+        #expect(left.unreadable == ["a"])
     }
 
     @Test func aRunsIntentsAreDroppedWithItsLastTransactionAndByAPutBack() throws {
@@ -98,6 +113,44 @@ struct DeleteIntentTests {
         // A file written meanwhile: its records put back, its intent with them.
         try index.records.restore(folder: "f", path: "b", local: Self.local("b", inode: 1), base: nil)
         #expect(try index.records.deleteIntents.removing(folder: "f").isEmpty)
-        #expect(try index.records.deleteIntents.left(folder: "g", thisProcess: "x").map(\.path).sorted() == ["a", "b"])
+        #expect(try index.records.deleteIntents.left(folder: "g", thisProcess: "x").intents.map(\.path).sorted() == ["a", "b"])
+    }
+
+    /// On a real folder: an empty root (an unmounted disk, say) with intents left is not
+    /// judged; once the files are there, the one a cut run was removing gets its records back.
+    @Test func anEmptyRootLeavesTheIntentsForALaterScan() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        let root = tmp.path + "/folder"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data("a".utf8).write(to: URL(fileURLWithPath: root + "/a"))
+        guard case .found(let stat) = FolderRoot(root).lstat("a") else {
+            Issue.record("no file")
+            return
+        }
+        var synced = IndexUpdate()
+        synced.bases = [GuardedUpdateTests.base("a", rev: 1)]
+        synced.locals = [Self.local("a", inode: stat.inode)]
+        try index.records.apply(folder: "f", synced)
+        let entry = Self.tombstone("a", rev: 2)
+        var run = RemoteApplier.deleteRecords(entry)
+        run.deleteIntents = [
+            DeleteIntent(entry: entry, inode: stat.inode, ctimeNs: stat.ctimeNs, previousLocal: synced.locals[0], previousBase: synced.bases[0])
+        ]
+        try index.records.apply(folder: "f", run)
+        // Written by a process before this one.
+        try index.pool.write { db in try db.execute(sql: "UPDATE delete_intents SET session = 'earlier'") }
+        let housekeeping = FolderHousekeeping(
+            folder: "f", root: FolderRoot(root), index: index, trash: Trash(root: tmp.path + "/trash"), trashRetention: .seconds(60),
+            logger: Logger(label: "delete-intent-test"))
+
+        #expect(try housekeeping.recoverInterruptedDeletes(rootIsEmpty: true) == .deferred)
+        #expect(try index.records.read(folder: "f", paths: ["a"]).local["a"] == nil)
+        #expect(try index.records.deleteIntents.removing(folder: "f").keys.contains("a"))
+
+        #expect(try housekeeping.recoverInterruptedDeletes(rootIsEmpty: false) == .resolved(restoredAny: true))
+        #expect(try index.records.read(folder: "f", paths: ["a"]).local["a"]?.inode == stat.inode)
+        #expect(try index.records.deleteIntents.removing(folder: "f").isEmpty)
+        #expect(try housekeeping.recoverInterruptedDeletes(rootIsEmpty: true) == .resolved(restoredAny: false), "nothing left")
     }
 }

@@ -75,12 +75,21 @@ struct DeleteIntentStore: Sendable {
         }
     }
 
-    /// The intents other processes than `thisProcess` left.
-    func left(folder: String, thisProcess: String = Self.session) throws -> [DeleteIntent] {
+    /// The intents other processes than `thisProcess` left, and the paths of rows that
+    /// cannot be read (kept as they are: one bad row must not stop the others).
+    func left(folder: String, thisProcess: String = Self.session) throws -> (intents: [DeleteIntent], unreadable: [String]) {
         try pool.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM delete_intents WHERE folder_id = ? AND session != ?", arguments: [folder, thisProcess]
-            ).map(Self.decode)
+            var intents: [DeleteIntent] = [], unreadable: [String] = []
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM delete_intents WHERE folder_id = ? AND session != ?", arguments: [folder, thisProcess])
+            for row in rows {
+                do {
+                    intents.append(try Self.decode(row))
+                } catch {
+                    unreadable.append((row["path"] as String?) ?? "?")
+                }
+            }
+            return (intents, unreadable)
         }
     }
 

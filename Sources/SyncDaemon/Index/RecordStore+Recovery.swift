@@ -30,7 +30,7 @@ extension RecordStore {
     }
 
     /// Once per process, after the first scan has found the root as synced (not missing,
-    /// not empty while synced entries are known): the remote deletes earlier processes
+    /// not empty): `intents`, the remote deletes earlier processes (`DeleteIntentStore.left`)
     /// recorded and did not see through (a kill -9, a power cut that lost the move to the
     /// trash, a failed barrier). Where the very file the delete was removing is still at its
     /// path, untouched (`DeleteIntent.isRemoving`), its records are put back and the delete is
@@ -38,13 +38,11 @@ extension RecordStore {
     /// feed brings it again. Anything else there is the user's (a new file, an edit, the file
     /// moved back from the trash), and the delete counts as done. Only over the tombstone
     /// the delete recorded: a newer revision recorded since stays. Returns the paths put back.
-    func recoverInterruptedDeletes(
-        folder: String, thisProcess: String = DeleteIntentStore.session, at look: (String) -> FoundAtPath
-    ) throws -> [String] {
+    func recoverInterruptedDeletes(folder: String, _ intents: [DeleteIntent], at look: (String) -> FoundAtPath) throws -> [String] {
         let retries = RemoteRetryStore(pool: pool)
         var restored: [String] = []
         var done: [String] = []
-        for intent in try deleteIntents.left(folder: folder, thisProcess: thisProcess) {
+        for intent in intents {
             switch look(intent.path) {
             case .unknown: continue
             case .nothing: done.append(intent.path)

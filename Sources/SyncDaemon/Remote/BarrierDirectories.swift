@@ -8,12 +8,16 @@ struct BarrierDirectories: Sendable {
     private var known: Set<Identity> = []
     /// Past the limit: `handles` holds one directory per file system.
     private(set) var wide = false
+    private var unreadable = false
 
     mutating func add(_ directories: [DirectoryHandle]) {
         for directory in directories {
-            // One that cannot be read is kept: the barrier then fails and says so.
+            // One that cannot be read is kept (one is enough): the barrier then fails and says so.
             guard let id = directory.identity.map({ Identity(device: $0.device, inode: $0.inode) }) else {
-                handles.append(directory)
+                if !unreadable {
+                    unreadable = true
+                    handles.append(directory)
+                }
                 continue
             }
             if wide {

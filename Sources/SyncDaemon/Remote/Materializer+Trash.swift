@@ -70,20 +70,29 @@ extension Materializer {
         do {
             try copyAcrossDevices(moved, to: destination)
         } catch {
-            // Not in the trash (its file system full?): back to its place, never left under a
-            // staging name that the next start removes.
+            // Not in the trash (its file system full?): the partial copy goes, and the file back
+            // to its place, never left under a staging name that the next start removes.
+            let partial = unlinkat(destination.directory.fd, destination.name, 0) == 0 || errno == ENOENT
+            let leftover = partial ? "" : "; a partial copy stays in the trash"
             guard moved.renameNoReplace(to: source) == 0 else {
-                throw .io("cannot be copied to the trash (\(error)), and is kept as \(moved.relative)", path)
+                throw .io("cannot be copied to the trash (\(error)\(leftover)), and is kept as \(moved.relative)", path)
             }
-            throw error
+            throw DaemonError(error.code, error.message + leftover, path: path, underlying: error)
         }
         guard unlinkat(moved.directory.fd, moved.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
         return [source.directory, destination.directory]
     }
 
-    /// Makes the entries of `path`'s directory durable (a file put back from the trash).
+    /// Makes the entries of `path`'s directory durable (a file put back from the trash); a
+    /// directory gone since has nothing to make durable.
     func syncParent(of path: String) throws(DaemonError) {
-        let located = try folder.parent(of: path)
+        let located: Located
+        do {
+            located = try folder.parent(of: path)
+        } catch {
+            if error.code == .io, error.errnoValue == ENOENT { return }
+            throw error
+        }
         guard fsync(located.directory.fd) == 0 else { throw .io("fsync a directory", path) }
     }
 

@@ -9,9 +9,14 @@ extension RemoteApplier {
         /// Not recorded (the path's base changed since it was planned), or written meanwhile
         /// (its records put back): to be planned again.
         var planAgain: [PendingDeletes.Delete] = []
-        /// Could not be moved to the trash (its records put back), or the barrier after the
-        /// moves failed: to be retried later, with the error shown.
+        /// Could not be moved to the trash (its records put back): to be retried later, with
+        /// the error shown.
         var failed: [(delete: PendingDeletes.Delete, error: DaemonError)] = []
+        /// Left to the next start, with the error shown: moved but perhaps not durably (the
+        /// barrier failed), or not moved with its records not put back. Their intents stay,
+        /// and the next start applies again any delete whose file is still there untouched
+        /// (a retry now could only find the tombstone recorded, and do nothing).
+        var unresolved: [(delete: PendingDeletes.Delete, error: DaemonError)] = []
     }
 
     /// A remote delete of a file this device holds as synced, planned now and left to
@@ -45,6 +50,10 @@ extension RemoteApplier {
             outcome.errors.append((delete.entry.path, error))
             outcome.failed.append((delete.entry, error))
             logger.warning("cannot apply remote delete", metadata: ["path": "\(delete.entry.path)", "error": "\(error)"])
+        }
+        for (delete, error) in done.unresolved {
+            outcome.errors.append((delete.entry.path, error))
+            logger.error("a remote delete is left to the next start", metadata: ["path": "\(delete.entry.path)", "error": "\(error)"])
         }
         for delete in done.planAgain { await applyOne(delete.entry, device: device, stamp: stamp, into: &outcome) }
     }
@@ -84,8 +93,10 @@ extension RemoteApplier {
             // Moved, perhaps not durably: the intents stay for the next start, which applies
             // again any delete whose move a power cut lost. Shown as failed meanwhile.
             let problem = Self.problem(error, path: nil)
-            logger.warning("cannot make moves to the trash durable", metadata: ["count": "\(done.removed.count)", "error": "\(problem)"])
-            done.failed += done.removed.map { ($0, problem) }
+            let left = DaemonError(
+                problem.code, "moved to the trash, perhaps not durably (\(problem.message)); looked at again at the next start",
+                underlying: problem)
+            done.unresolved += done.removed.map { ($0, left) }
             done.removed = []
             return done
         }
@@ -103,26 +114,28 @@ extension RemoteApplier {
 
     /// A file a recorded delete did not move: its records are put back (its intent dropped
     /// with them), and it is planned again (written meanwhile) or retried later.
-    private func keepFile(_ delete: PendingDeletes.Delete, moveFailed error: DaemonError, into done: inout RemovedRun) {
+    private func keepFile(_ delete: PendingDeletes.Delete, moveFailed failure: DaemonError, into done: inout RemovedRun) {
         let path = delete.entry.path
         do {
-            // A file written meanwhile was put back from the trash: that rename is made
-            // durable before its intent goes (a power cut must not leave the edit in the trash).
-            if error.code == .changedMeanwhile { try materializer.syncParent(of: path) }
+            // A file put back from the trash (written meanwhile, or not copied to a trash on
+            // another file system) is durably back before its intent goes: a power cut must not
+            // leave it in the trash, or under a staging name, with its delete undone.
+            try materializer.syncParent(of: path)
             try index.records.restore(
                 folder: folder, path: path, local: delete.local, base: delete.base, onlyOver: delete.entry.baseRecord)
         } catch {
             // The intent stays: the next start puts the records back if the file is still there
             // untouched, and applies the delete again; pushes of the path wait until then.
             let problem = Self.problem(error, path: path)
-            logger.error("cannot put back the records of a file a remote delete left", metadata: ["path": "\(path)", "error": "\(problem)"])
-            done.failed.append((delete, problem))
+            done.unresolved.append((delete, DaemonError(
+                problem.code, "\(failure.message); its records could not be put back (\(problem.message)): looked at again at the next start",
+                path: path, underlying: problem)))
             return
         }
-        if error.code == .changedMeanwhile {
+        if failure.code == .changedMeanwhile {
             done.planAgain.append(delete)
         } else {
-            done.failed.append((delete, Self.problem(error, path: path)))
+            done.failed.append((delete, Self.problem(failure, path: path)))
         }
     }
 

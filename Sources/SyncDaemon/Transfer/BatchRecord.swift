@@ -38,11 +38,14 @@ struct BatchRecord {
                 folder: folder, paths: [path], error: DaemonError(.changing, "file is changing while being read; retrying"),
                 retryAt: Date().addingTimeInterval(0.2))
         }
-        if !landing.isEmpty {
+        for path in landing {
+            // Every 0.2 s at first; past `landingPatience` tries, every 5 s (an intent a failure
+            // left waits for the next start: its op must not be hashed 5 times a second).
+            let patient = (attempts[path] ?? 0) < Uploader.landingPatience
             try index.journal.reschedule(
-                folder: folder, paths: landing,
-                error: DaemonError(.changing, "a download is landing here; looked at again once it is in place"),
-                retryAt: Date().addingTimeInterval(0.2))
+                folder: folder, paths: [path],
+                error: DaemonError(.changing, "a remote change is being applied here; looked at again once it is done"),
+                retryAt: Date().addingTimeInterval(patient ? 0.2 : 5))
         }
         if !transient.isEmpty {
             let error = result.transientError ?? RemoteError(kind: .transient, code: "unknown", message: "the server could not be reached")

@@ -40,14 +40,33 @@ struct FolderHousekeeping: Sendable {
         }
     }
 
+    /// What resolving the delete intents earlier processes left did.
+    enum DeletesRecovery: Equatable {
+        /// Resolved; true when records were put back (the scan's baseline is read again).
+        case resolved(restoredAny: Bool)
+        /// Not judged: the root looks empty while intents are left (an unmounted disk whose
+        /// files a run had just made tombstones would read as "every delete happened").
+        case deferred
+    }
+
     /// Remote deletes an earlier process recorded and did not see through (a kill -9, a power
     /// cut that lost the move to the trash): where the file is still there untouched, its
     /// records are put back and the delete is applied again, so the scan does not push it back
     /// up as new (which would undo the delete on every device). Run once the first scan has
-    /// checked the root: an unmounted disk must not read as "the delete happened". Returns
-    /// whether any records were put back (the scan's baseline is then read again).
-    func recoverInterruptedDeletes() throws -> Bool {
-        let restored = try index.records.recoverInterruptedDeletes(folder: folder) { path in
+    /// checked the root: an unmounted disk must not read as "the delete happened".
+    func recoverInterruptedDeletes(rootIsEmpty: Bool) throws -> DeletesRecovery {
+        let left = try index.records.deleteIntents.left(folder: folder)
+        for path in left.unreadable {
+            logger.error("a remote delete's intent cannot be read; kept as it is", metadata: ["folder": "\(folder)", "path": "\(path)"])
+        }
+        guard !left.intents.isEmpty else { return .resolved(restoredAny: false) }
+        guard !rootIsEmpty else {
+            logger.warning(
+                "the folder root is empty while remote deletes cut short by the last stop are left; judged at a later scan",
+                metadata: ["folder": "\(folder)", "paths": "\(left.intents.count)"])
+            return .deferred
+        }
+        let restored = try index.records.recoverInterruptedDeletes(folder: folder, left.intents) { path in
             switch root.lstat(path) {
             case .found(let stat): return .file(stat)
             case .missing, .unsupported: return .nothing
@@ -59,7 +78,7 @@ struct FolderHousekeeping: Sendable {
                 "remote deletes cut short by the last stop are applied again",
                 metadata: ["folder": "\(folder)", "paths": "\(restored.count)"])
         }
-        return !restored.isEmpty
+        return .resolved(restoredAny: !restored.isEmpty)
     }
 
     /// Removes download staging files an interrupted run left in the folder (only an

@@ -37,8 +37,21 @@ extension FolderScanner {
             // judged by what is on disk (before anything is sent or applied: the root's
             // problem, if any, still holds both back).
             if !deletesRecovered {
-                if try housekeeping.recoverInterruptedDeletes() { baseline = try index.records.scanBaseline(folder: folder) }
-                deletesRecovered = true
+                do {
+                    switch try housekeeping.recoverInterruptedDeletes(rootIsEmpty: scanned.items.isEmpty) {
+                    case .deferred: break
+                    case .resolved(let restoredAny):
+                        if restoredAny { baseline = try index.records.scanBaseline(folder: folder) }
+                        deletesRecovered = true
+                    }
+                } catch {
+                    // Nothing is sent or applied until they are resolved: tried again in 5 s.
+                    problems.rootProblem = "cannot resolve the remote deletes the last stop cut short: "
+                        + "\(RemoteApplier.problem(error, path: nil).message); retried every 5 s"
+                    logger.error("cannot resolve interrupted remote deletes", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                    if let due = schedule.journalFailed(at: timers.clock.now) { deadline(due) }
+                    return
+                }
             }
             problems.rootProblem = nil
             adoptRootIfNeeded()
@@ -102,10 +115,13 @@ extension FolderScanner {
             logger.warning("\(why); rescanning", metadata: ["folder": "\(folder)"])
             await fullScan()
         case .journalRetry:
-            guard problems.journalProblem != nil else { return }
+            // (Also the retry of a failed resolution of interrupted remote deletes.)
+            guard problems.journalProblem != nil || !deletesRecovered else { return }
             await fullScan()
             // Still failing without a new failure (the root went missing meanwhile, say): again.
-            if problems.journalProblem != nil, let due = schedule.journalFailed(at: timers.clock.now) { deadline(due) }
+            if problems.journalProblem != nil || !deletesRecovered, let due = schedule.journalFailed(at: timers.clock.now) {
+                deadline(due)
+            }
         }
     }
 
