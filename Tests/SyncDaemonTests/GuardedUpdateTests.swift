@@ -117,4 +117,35 @@ struct GuardedUpdateTests {
         #expect(applied == ["b"], "the first is applied (its base left out), the second is not")
         #expect(try index.records.read(folder: "f", paths: ["b"]).base["b"]?.rev == 1)
     }
+
+    /// A rename's record holds only while both of its paths still have the bases it was
+    /// planned against: a push that recorded a new revision of the departure meanwhile keeps
+    /// it (the rename's tombstone would have overwritten it). Both ways of reading the bases.
+    @Test(arguments: [false, true])
+    func aRenameIsRecordedOnlyOverBothOfItsPlannedBases(removingLocals: Bool) throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        var setup = IndexUpdate()
+        setup.bases = [Self.base("p1", rev: 1), Self.base("p2", rev: 1)]
+        try index.records.apply(folder: "f", setup)
+        // A push recorded rev 2 of p2 after the renames were planned.
+        var pushed = IndexUpdate()
+        pushed.bases = [Self.base("p2", rev: 2)]
+        try index.records.apply(folder: "f", pushed)
+        func rename(_ from: String, to: String) -> GuardedUpdate {
+            var update = IndexUpdate()
+            update.bases = [
+                BaseRecord(path: from, kind: .file, rev: 5, contentHash: "h1", deleted: true),
+                BaseRecord(path: to, kind: .file, rev: 4, contentHash: "h1", deleted: false, mode: 0o644),
+            ]
+            if removingLocals { update.removedLocals = [from] }
+            return GuardedUpdate(path: to, update: update, ifBase: nil, alsoIfBase: (from, Self.base(from, rev: 1)))
+        }
+        let applied = try index.records.apply(folder: "f", guarded: [rename("p1", to: "q1"), rename("p2", to: "q2")])
+        #expect(applied == ["q1"])
+        let bases = try index.records.read(folder: "f", paths: ["p1", "p2", "q2"]).base
+        #expect(bases["p1"]?.deleted == true)
+        #expect(bases["p2"] == Self.base("p2", rev: 2), "the push's revision stays")
+        #expect(bases["q2"] == nil)
+    }
 }

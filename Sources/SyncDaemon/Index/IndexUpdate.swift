@@ -58,6 +58,9 @@ struct GuardedUpdate: Sendable {
     var path: String
     var update: IndexUpdate
     var ifBase: BaseRecord?
+    /// A second path whose base must still be this one too (a rename's departure: its
+    /// tombstone must not overwrite a revision a push recorded there meanwhile), or nil.
+    var alsoIfBase: (path: String, base: BaseRecord?)? = nil
 }
 
 /// A download renamed into place, its rename durable now: its intent is dropped, and its

@@ -18,7 +18,8 @@ extension RecordStore {
         }
     }
 
-    /// Applies each update whose path's base record is still its `ifBase`, all in one
+    /// Applies each update whose path's base record is still its `ifBase` (and the second
+    /// path's its `alsoIfBase`, where there is one), all in one
     /// transaction (one fsync for the lot), and records `landed` in it (`LandedDownload`);
     /// returns the paths whose update or landed record was written.
     func apply(folder: String, guarded updates: [GuardedUpdate], landed: [LandedDownload] = []) throws -> Set<String> {
@@ -33,7 +34,7 @@ extension RecordStore {
             var known: [String: BaseRecord]?
             if !updates.contains(where: { !$0.update.moves.isEmpty || !$0.update.removedLocals.isEmpty }) {
                 var read: [String: BaseRecord] = [:]
-                for slice in IndexSQL.slices(Array(Set(updates.map(\.path)))) {
+                for slice in IndexSQL.slices(Array(Set(updates.map(\.path) + updates.compactMap(\.alsoIfBase?.path)))) {
                     for b in try base.records(folder: folder, paths: slice, in: db) { read[b.path] = b }
                 }
                 known = read
@@ -42,6 +43,10 @@ extension RecordStore {
             for item in updates {
                 let current = try known.map { $0[item.path] } ?? base.record(folder: folder, path: item.path, in: db)
                 guard current == item.ifBase else { continue }
+                if let also = item.alsoIfBase {
+                    let other = try known.map { $0[also.path] } ?? base.record(folder: folder, path: also.path, in: db)
+                    guard other == also.base else { continue }
+                }
                 let leftOut = try apply(folder: folder, item.update, in: db)
                 for b in item.update.bases where !leftOut.contains(b.path) { known?[b.path] = b }
                 applied.insert(item.path)

@@ -39,7 +39,9 @@ extension RemoteApplier {
         // would leave a settled stat over other bytes (the next chunking finds them again).
         update.locals.append(entry.localRecord(stat: moved.stat))
         pending.add(
-            GuardedUpdate(path: entry.path, update: update, ifBase: records.base[entry.path]), arrival: entry,
+            GuardedUpdate(
+                path: entry.path, update: update, ifBase: records.base[entry.path],
+                alsoIfBase: (tombstone.path, records.base[tombstone.path])), arrival: entry,
             departure: tombstone, directories: moved.directories)
         logger.trace("remote move renamed locally", metadata: ["path": "\(entry.path)", "from": "\(tombstone.path)"])
         return true
