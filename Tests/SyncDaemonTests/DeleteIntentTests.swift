@@ -60,6 +60,8 @@ struct DeleteIntentTests {
         let left = try index.records.deleteIntents.left(folder: "f", thisProcess: "a later one")
         #expect(left.intents.count == paths.count && left.unreadable.isEmpty)
 
+        // A failed barrier showed an error for "trashed".
+        try index.errors.show(folder: "f", path: "trashed", error: DaemonError(.io, "moved to the trash, perhaps not durably"))
         let disk: [String: RecordStore.FoundAtPath] = [
             "kept": .file(Self.stat(inode: 10, ctime: 100)),
             "touched": .file(Self.stat(inode: 11, ctime: 101)),  // written or moved back since: the user's
@@ -82,6 +84,10 @@ struct DeleteIntentTests {
         // The put-back delete is applied again, whatever the feed's cursor says.
         #expect(try index.retries.due(folder: "f") == [Self.tombstone("kept", rev: 2)])
         #expect(Set(try index.records.deleteIntents.removing(folder: "f").keys) == ["unreadable"], "undecided: kept for later")
+        // The delete applied again shows why meanwhile; the one settled no longer shows its error.
+        let shown = try index.errors.list(folder: "f")
+        #expect(shown.map(\.path) == ["kept"])
+        #expect(shown.first?.code == "interrupted")
     }
 
     /// A row that cannot be read does not keep the others from being resolved.

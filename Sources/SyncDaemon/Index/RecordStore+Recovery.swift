@@ -65,7 +65,14 @@ extension RecordStore {
                 if put { restored.append(intent.path) }
             }
         }
-        if !done.isEmpty { try pool.write { db in try deleteIntents.drop(folder: folder, paths: done, in: db) } }
+        if !done.isEmpty {
+            try pool.write { db in
+                try deleteIntents.drop(folder: folder, paths: done, in: db)
+                // (An error a failed barrier showed for the path is settled too.)
+                let errors = PathErrorStore(pool: pool)
+                for path in done { try errors.clear(folder: folder, path: path, in: db) }
+            }
+        }
         return restored
     }
 }

@@ -33,7 +33,8 @@ extension RemoteApplier {
 
     /// Applies the run of deletes waiting in `pending`, and notes how each went. One whose
     /// base changed meanwhile, or that was written to before its move, is planned again one
-    /// by one (an edit beats a delete); one that could not be moved is kept for a retry.
+    /// by one (an edit beats a delete); one that could not be moved is kept for a retry; one
+    /// left to the next start shows its error.
     func recordDeletes(_ pending: inout PendingDeletes, device: String, stamp: String, into outcome: inout Outcome) async {
         guard !pending.isEmpty else { return }
         let run = pending.take()
@@ -91,7 +92,7 @@ extension RemoteApplier {
             try barrier.sync()
         } catch {
             // Moved, perhaps not durably: the intents stay for the next start, which applies
-            // again any delete whose move a power cut lost. Shown as failed meanwhile.
+            // again any delete whose move a power cut lost. Each path shows the error meanwhile.
             let problem = Self.problem(error, path: nil)
             let left = DaemonError(
                 problem.code, "moved to the trash, perhaps not durably (\(problem.message)); looked at again at the next start",

@@ -205,7 +205,8 @@ struct Uploader: Sendable {
         }
     }
 
-    /// Tries (0.2 s apart) an op waits for a download landing at one of its tombstones.
+    /// Tries (0.2 s apart) an op waits for a download landing at one of its tombstones; past
+    /// them, an op still waiting on a remote change (a delete's intent) is looked at every 5 s.
     static let landingPatience = 25
 
     /// `StagedPush.setAside`, and the ops' upload progress ends (they are not sent now).
