@@ -93,4 +93,33 @@ struct RemoteDeleteTests {
         try await two.a.waitUntilIdle()
         #expect(try await two.a.status()?.conflicts == 0)
     }
+
+    /// The barrier after a run's moves to the trash fails (an injected EIO): each path shows
+    /// the error and keeps its intent, nothing is pushed back. The next start finds the files
+    /// gone, settles the intents and the errors, and commits nothing.
+    @Test func aFailedBarrierShowsItsErrorsAndTheNextStartSettlesThem() async throws {
+        let two = try await TwoDevices.start("deletes-barrier", extraFolderConfig: "max_delete_fraction = 1\nmax_delete_count = 100000")
+        defer { two.stop() }
+        let original = try RemoteMoveTests.photos(on: two, count: 40)
+        try await two.waitForBoth(original, timeout: .seconds(60))
+        try await two.a.waitUntilIdle()
+        try await two.b.waitUntilIdle()
+        two.a.stop()
+        try await two.a.start(environment: ["SYNCD_FAULT": "delete-barrier"])
+        let client = two.server.client(credential: two.credentialA)
+        for i in 0..<40 { try FileManager.default.removeItem(atPath: two.b.path("photos/p\(i).jpg")) }
+        try await eventually("alpha shows the 40 deletes it could not make durable", timeout: .seconds(60)) {
+            let errors = try await two.a.status()?.errors ?? []
+            return errors.filter { $0.message.contains("perhaps not durably") }.count == 40
+        }
+        let fm = FileManager.default
+        #expect((0..<40).allSatisfy { !fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) }, "moved to the trash all the same")
+        try await two.b.waitUntilIdle()
+        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        two.a.stop()
+        try await two.restartExpectingNothingCommitted(two.a, ["photos": Self.dir], revBefore: revBefore)
+        #expect(try await two.a.status()?.errors.isEmpty == true, "the errors are settled")
+        let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
+        #expect(trashed.count == 40, "\(trashed.count) files in alpha's trash")
+    }
 }

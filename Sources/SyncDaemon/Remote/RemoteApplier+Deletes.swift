@@ -89,6 +89,7 @@ extension RemoteApplier {
         }
         guard !done.removed.isEmpty else { return done }
         do {
+            if InjectedFault.fails(.deleteBarrier) { throw DaemonError(.io, "fsync: input/output error (injected)") }
             try barrier.sync()
         } catch {
             // Moved, perhaps not durably: the intents stay for the next start, which applies
