@@ -108,14 +108,18 @@ struct RemoteDeleteTests {
         try await two.a.start(environment: ["SYNCD_FAULT": "delete-barrier"])
         let client = two.server.client(credential: two.credentialA)
         for i in 0..<40 { try FileManager.default.removeItem(atPath: two.b.path("photos/p\(i).jpg")) }
+        try await eventually("beta commits the deletes", timeout: .seconds(30)) {
+            try await client.allRevisions(folder: "docs").filter { $0.deleted && $0.path.hasPrefix("photos/p") }.count == 40
+        }
+        try await two.b.waitUntilIdle()
+        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
         try await eventually("alpha shows the 40 deletes it could not make durable", timeout: .seconds(60)) {
             let errors = try await two.a.status()?.errors ?? []
-            return errors.filter { $0.message.contains("perhaps not durably") }.count == 40
+            return errors.filter { $0.code == "interrupted" && $0.message.contains("perhaps not durably") }.count == 40
         }
         let fm = FileManager.default
         #expect((0..<40).allSatisfy { !fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) }, "moved to the trash all the same")
-        try await two.b.waitUntilIdle()
-        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        try await two.a.waitUntilIdle()
         two.a.stop()
         try await two.restartExpectingNothingCommitted(two.a, ["photos": Self.dir], revBefore: revBefore)
         #expect(try await two.a.status()?.errors.isEmpty == true, "the errors are settled")

@@ -61,7 +61,9 @@ struct DeleteIntentTests {
         #expect(left.intents.count == paths.count && left.unreadable.isEmpty)
 
         // A failed barrier showed an error for "trashed".
-        try index.errors.show(folder: "f", path: "trashed", error: DaemonError(.io, "moved to the trash, perhaps not durably"))
+        try index.errors.show(folder: "f", path: "trashed", error: DaemonError(.interrupted, "moved to the trash, perhaps not durably"))
+        // Another error shown at "replaced" since (a push of the user's new file there) stays.
+        try index.errors.show(folder: "f", path: "replaced", error: DaemonError(.diskFull, "disk full"))
         let disk: [String: RecordStore.FoundAtPath] = [
             "kept": .file(Self.stat(inode: 10, ctime: 100)),
             "touched": .file(Self.stat(inode: 11, ctime: 101)),  // written or moved back since: the user's
@@ -85,9 +87,8 @@ struct DeleteIntentTests {
         #expect(try index.retries.due(folder: "f") == [Self.tombstone("kept", rev: 2)])
         #expect(Set(try index.records.deleteIntents.removing(folder: "f").keys) == ["unreadable"], "undecided: kept for later")
         // The delete applied again shows why meanwhile; the one settled no longer shows its error.
-        let shown = try index.errors.list(folder: "f")
-        #expect(shown.map(\.path) == ["kept"])
-        #expect(shown.first?.code == "interrupted")
+        let shown = Dictionary(uniqueKeysWithValues: try index.errors.list(folder: "f").map { ($0.path, $0.code) })
+        #expect(shown == ["kept": "interrupted", "replaced": "disk_full"])
     }
 
     /// A row that cannot be read does not keep the others from being resolved.

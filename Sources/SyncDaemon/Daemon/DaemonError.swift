@@ -53,7 +53,8 @@ public struct DaemonError: Error, CustomStringConvertible, CustomDebugStringConv
         case serverUnreachable = "server_unreachable"
         /// An outcome could not be recorded in the index: tried again.
         case notRecorded = "not_recorded"
-        /// A remote change the last stop (a kill, a power cut) cut short: applied again.
+        /// A remote delete the last stop (a kill, a power cut) cut short, applied again; or one
+        /// whose move to the trash could not be made durable, looked at again at the next start.
         case interrupted
         /// The disk (or the user's quota) is full: retried until space is freed.
         case diskFull = "disk_full"

@@ -55,6 +55,12 @@ public struct PathErrorStore: Sendable {
             db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM path_errors WHERE folder_id = ?)"), arguments: [folder]) ?? false
     }
 
+    /// Clears `path`'s error only if it has `code` (another error shown there since stays).
+    func clear(folder: String, path: String, code: DaemonError.Code, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ? AND code = ?")
+            .execute(arguments: [folder, path, code.rawValue])
+    }
+
     func clear(folder: String, path: String, in db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ?").execute(arguments: [folder, path])
     }

@@ -40,6 +40,7 @@ extension RecordStore {
     /// the delete recorded: a newer revision recorded since stays. Returns the paths put back.
     func recoverInterruptedDeletes(folder: String, _ intents: [DeleteIntent], at look: (String) -> FoundAtPath) throws -> [String] {
         let retries = RemoteRetryStore(pool: pool)
+        let errors = PathErrorStore(pool: pool)
         var restored: [String] = []
         var done: [String] = []
         for intent in intents {
@@ -54,6 +55,7 @@ extension RecordStore {
                 let put = try pool.write { db in
                     guard try base.record(folder: folder, path: intent.path, in: db) == intent.entry.baseRecord else {
                         try deleteIntents.drop(folder: folder, paths: [intent.path], in: db)
+                        try errors.clear(folder: folder, path: intent.path, code: .interrupted, in: db)
                         return false
                     }
                     // Drops the intent too.
@@ -68,9 +70,8 @@ extension RecordStore {
         if !done.isEmpty {
             try pool.write { db in
                 try deleteIntents.drop(folder: folder, paths: done, in: db)
-                // (An error a failed barrier showed for the path is settled too.)
-                let errors = PathErrorStore(pool: pool)
-                for path in done { try errors.clear(folder: folder, path: path, in: db) }
+                // (The error a failure that left the intent showed is settled too; others stay.)
+                for path in done { try errors.clear(folder: folder, path: path, code: .interrupted, in: db) }
             }
         }
         return restored

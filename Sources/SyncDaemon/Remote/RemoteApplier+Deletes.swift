@@ -96,7 +96,7 @@ extension RemoteApplier {
             // again any delete whose move a power cut lost. Each path shows the error meanwhile.
             let problem = Self.problem(error, path: nil)
             let left = DaemonError(
-                problem.code, "moved to the trash, perhaps not durably (\(problem.message)); looked at again at the next start",
+                .interrupted, "moved to the trash, perhaps not durably (\(problem.message)); looked at again at the next start",
                 underlying: problem)
             done.unresolved += done.removed.map { ($0, left) }
             done.removed = []
@@ -130,7 +130,7 @@ extension RemoteApplier {
             // untouched, and applies the delete again; pushes of the path wait until then.
             let problem = Self.problem(error, path: path)
             done.unresolved.append((delete, DaemonError(
-                problem.code, "\(failure.message); its records could not be put back (\(problem.message)): looked at again at the next start",
+                .interrupted, "\(failure.message); its records could not be put back (\(problem.message)): looked at again at the next start",
                 path: path, underlying: problem)))
             return
         }

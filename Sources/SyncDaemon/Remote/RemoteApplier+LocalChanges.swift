@@ -94,6 +94,8 @@ extension RemoteApplier {
             let delete = PendingDeletes.Delete(entry: entry, expected: expected, local: before.local, base: before.base)
             let done = try removeRecorded([delete], stamp: stamp)
             if let failed = done.failed.first { throw failed.error }
+            // Left to the next start: shown, not retried (a retry could only clear the error).
+            for (left, error) in done.unresolved { outcome.errors.append((left.entry.path, error)) }
             guard done.planAgain.isEmpty else {
                 throw DaemonError(.changedMeanwhile, "changed while its delete was applied", path: entry.path)
             }
