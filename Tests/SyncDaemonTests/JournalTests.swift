@@ -110,6 +110,18 @@ struct JournalTests {
         #expect(try index.journal.pendingCount(folder: "f") == 1, "b is still running")
     }
 
+    /// A remote delete left to the next start keeps its error when an op of its path finishes
+    /// (the trash move's own event): only that start settles it.
+    @Test func aFinishedPushLeavesAnInterruptedDeletesError() throws {
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
+        try index.errors.show(folder: "f", path: "a", error: DaemonError(.interrupted, "moved to the trash, perhaps not durably"))
+        try index.journal.enqueue(folder: "f", paths: ["a"])
+        _ = try index.journal.claim(folder: "f", limit: 1)
+        _ = try index.journal.finish(folder: "f", done: ["a"], update: .empty)
+        #expect(try index.errors.list(folder: "f").map(\.code) == ["interrupted"])
+    }
+
     /// A move's old name is kept with its op (across a reopen), survives a plain
     /// request for the same path, and is dropped when released as "push plainly".
     @Test func movesKeepTheirOldNameUntilForgotten() throws {

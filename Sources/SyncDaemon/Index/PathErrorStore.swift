@@ -61,6 +61,12 @@ public struct PathErrorStore: Sendable {
             .execute(arguments: [folder, path, code.rawValue])
     }
 
+    /// Clears `path`'s error unless it has `code` (one only something else settles).
+    func clear(folder: String, path: String, unless code: DaemonError.Code, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ? AND code IS NOT ?")
+            .execute(arguments: [folder, path, code.rawValue])
+    }
+
     func clear(folder: String, path: String, in db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ?").execute(arguments: [folder, path])
     }

@@ -44,8 +44,10 @@ extension JournalStore {
                 if try String.fetchOne(rerun, arguments: [folder, path]) != nil { again.insert(path) }
             }
             // A folder that shows no path errors has none to clear (one look, not one per path).
+            // A remote delete left to the next start keeps its error: the op of the path (the
+            // trash move's own event, say) does not settle it; the next start does.
             if try errors.any(folder: folder, in: db) {
-                for path in done { try errors.clear(folder: folder, path: path, in: db) }
+                for path in done { try errors.clear(folder: folder, path: path, unless: .interrupted, in: db) }
             }
             return again
         }
