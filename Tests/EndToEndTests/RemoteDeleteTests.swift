@@ -58,20 +58,9 @@ struct RemoteDeleteTests {
     /// the intents are dropped. Files the user moved back from the trash are pushed as new.
     @Test(arguments: Cut.allCases)
     func deletesCutByAKillConvergeNothingPushedBack(cut: Cut) async throws {
-        let two = try await TwoDevices.start("deletes-cut", extraFolderConfig: "max_delete_fraction = 1\nmax_delete_count = 100000")
+        let (two, original) = try await Self.photosSyncedAlphaStopped("deletes-cut")
         defer { two.stop() }
-        let original = try RemoteMoveTests.photos(on: two, count: 40)
-        try await two.waitForBoth(original, timeout: .seconds(60))
-        try await two.a.waitUntilIdle()
-        try await two.b.waitUntilIdle()
-        two.a.stop()
-        for i in 0..<40 { try FileManager.default.removeItem(atPath: two.b.path("photos/p\(i).jpg")) }
-        let client = two.server.client(credential: two.credentialA)
-        try await eventually("beta commits the deletes", timeout: .seconds(30)) {
-            try await client.allRevisions(folder: "docs").filter { $0.deleted && $0.path.hasPrefix("photos/p") }.count == 40
-        }
-        try await two.b.waitUntilIdle()
-        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        let revBefore = try await Self.betaDeletesThePhotos(two)
         let point = cut == .beforeTheTrash ? Cut.beforeTheTrash.rawValue : Cut.beforeTheIntentsGo.rawValue
         try await two.a.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "\(point):photos/p0.jpg"])
         #expect(try await two.a.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
@@ -98,21 +87,10 @@ struct RemoteDeleteTests {
     /// the error and keeps its intent, nothing is pushed back. The next start finds the files
     /// gone, settles the intents and the errors, and commits nothing.
     @Test func aFailedBarrierShowsItsErrorsAndTheNextStartSettlesThem() async throws {
-        let two = try await TwoDevices.start("deletes-barrier", extraFolderConfig: "max_delete_fraction = 1\nmax_delete_count = 100000")
+        let (two, _) = try await Self.photosSyncedAlphaStopped("deletes-barrier")
         defer { two.stop() }
-        let original = try RemoteMoveTests.photos(on: two, count: 40)
-        try await two.waitForBoth(original, timeout: .seconds(60))
-        try await two.a.waitUntilIdle()
-        try await two.b.waitUntilIdle()
-        two.a.stop()
         try await two.a.start(environment: ["SYNCD_FAULT": "delete-barrier"])
-        let client = two.server.client(credential: two.credentialA)
-        for i in 0..<40 { try FileManager.default.removeItem(atPath: two.b.path("photos/p\(i).jpg")) }
-        try await eventually("beta commits the deletes", timeout: .seconds(30)) {
-            try await client.allRevisions(folder: "docs").filter { $0.deleted && $0.path.hasPrefix("photos/p") }.count == 40
-        }
-        try await two.b.waitUntilIdle()
-        let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        let revBefore = try await Self.betaDeletesThePhotos(two)
         try await eventually("alpha shows the 40 deletes it could not make durable", timeout: .seconds(60)) {
             let errors = try await two.a.status()?.errors ?? []
             return errors.filter { $0.code == "interrupted" && $0.message.contains("perhaps not durably") }.count == 40
@@ -125,5 +103,34 @@ struct RemoteDeleteTests {
         #expect(try await two.a.status()?.errors.isEmpty == true, "the errors are settled")
         let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
         #expect(trashed.count == 40, "\(trashed.count) files in alpha's trash")
+    }
+
+    /// Two devices with 40 photos synced (photos/p<i>.jpg), both idle, alpha stopped; and
+    /// what both held then.
+    static func photosSyncedAlphaStopped(_ name: String) async throws -> (TwoDevices, [String: String]) {
+        let two = try await TwoDevices.start(name, extraFolderConfig: "max_delete_fraction = 1\nmax_delete_count = 100000")
+        do {
+            let original = try RemoteMoveTests.photos(on: two, count: 40)
+            try await two.waitForBoth(original, timeout: .seconds(60))
+            try await two.a.waitUntilIdle()
+            try await two.b.waitUntilIdle()
+            two.a.stop()
+            return (two, original)
+        } catch {
+            two.stop()
+            throw error
+        }
+    }
+
+    /// Beta deletes the 40 photos; returns the server's revision once it holds the 40 deletes
+    /// and beta is idle.
+    static func betaDeletesThePhotos(_ two: TwoDevices) async throws -> Int64 {
+        for i in 0..<40 { try FileManager.default.removeItem(atPath: two.b.path("photos/p\(i).jpg")) }
+        let client = two.server.client(credential: two.credentialA)
+        try await eventually("beta commits the deletes", timeout: .seconds(30)) {
+            try await client.allRevisions(folder: "docs").filter { $0.deleted && $0.path.hasPrefix("photos/p") }.count == 40
+        }
+        try await two.b.waitUntilIdle()
+        return try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
     }
 }
