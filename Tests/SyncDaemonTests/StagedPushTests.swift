@@ -105,8 +105,9 @@ struct StagedPushTests {
             "not-over-a-tombstone": [file("not-over-a-tombstone")], "deleted": [PushDeduplicationTests.tombstone("deleted")],
         ]
         let over: Set<String> = ["removing", "gone", "new", "edited", "deleted"]
-        let removing: [String: (inode: UInt64, ctimeNs: Int64)] = [
-            "removing": (1, 10), "edited": (2, 20), "new": (3, 30), "not-over-a-tombstone": (4, 40),
+        let removing: [String: RemovedFile] = [
+            "removing": RemovedFile(inode: 1, ctimeNs: 10), "edited": RemovedFile(inode: 2, ctimeNs: 20),
+            "new": RemovedFile(inode: 3, ctimeNs: 30), "not-over-a-tombstone": RemovedFile(inode: 4, ctimeNs: 40),
         ]
         let disk: [String: FileStat] = [
             "removing": stat(1, ctime: 10), "edited": stat(2, ctime: 21), "new": stat(9, ctime: 30),

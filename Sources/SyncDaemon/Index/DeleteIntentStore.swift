@@ -22,8 +22,16 @@ struct DeleteIntent: Sendable, Equatable {
 
     var path: String { entry.path }
 
-    /// Whether `stat` is the file this delete was removing, untouched.
-    func isRemoving(_ stat: FileStat) -> Bool { stat.inode == inode && stat.ctimeNs == ctimeNs }
+    var file: RemovedFile { RemovedFile(inode: inode, ctimeNs: ctimeNs) }
+}
+
+/// The file a remote delete removes, by inode and ctime.
+struct RemovedFile: Sendable, Equatable {
+    var inode: UInt64
+    var ctimeNs: Int64
+
+    /// Whether `stat` is this file, untouched since it was planned.
+    func isStill(_ stat: FileStat) -> Bool { stat.inode == inode && stat.ctimeNs == ctimeNs }
 }
 
 /// `delete_intents` (decision 0033): written with a run of remote deletes' records, dropped
@@ -63,13 +71,14 @@ struct DeleteIntentStore: Sendable {
     }
 
     /// The files remote deletes are removing now, or left by a kill (any process's), by path.
-    func removing(folder: String) throws -> [String: (inode: UInt64, ctimeNs: Int64)] {
+    func removing(folder: String) throws -> [String: RemovedFile] {
         try pool.read { db in
-            var found: [String: (inode: UInt64, ctimeNs: Int64)] = [:]
+            var found: [String: RemovedFile] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT path, inode, ctime_ns FROM delete_intents WHERE folder_id = ?", arguments: [folder]) {
                 let path: String = try row.indexValue("path", table: Self.table)
                 let inode: Int64 = try row.indexValue("inode", table: Self.table, path: path)
-                found[path] = (UInt64(bitPattern: inode), try row.indexValue("ctime_ns", table: Self.table, path: path))
+                found[path] = RemovedFile(
+                    inode: UInt64(bitPattern: inode), ctimeNs: try row.indexValue("ctime_ns", table: Self.table, path: path))
             }
             return found
         }

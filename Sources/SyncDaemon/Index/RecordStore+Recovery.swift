@@ -33,7 +33,7 @@ extension RecordStore {
     /// not empty): `intents`, the remote deletes earlier processes (`DeleteIntentStore.left`)
     /// recorded and did not see through (a kill -9, a power cut that lost the move to the
     /// trash, a failed barrier). Where the very file the delete was removing is still at its
-    /// path, untouched (`DeleteIntent.isRemoving`), its records are put back and the delete is
+    /// path, untouched (`RemovedFile.isStill`), its records are put back and the delete is
     /// kept for a retry, due now, in the same transaction: applied again whether or not the
     /// feed brings it again. Anything else there is the user's (a new file, an edit, the file
     /// moved back from the trash), and the delete counts as done. Only over the tombstone
@@ -48,23 +48,20 @@ extension RecordStore {
             case .unknown: continue
             case .nothing: done.append(intent.path)
             case .file(let stat):
-                guard intent.isRemoving(stat) else {
+                guard intent.file.isStill(stat) else {
                     done.append(intent.path)
                     continue
                 }
                 let put = try pool.write { db in
-                    guard try base.record(folder: folder, path: intent.path, in: db) == intent.entry.baseRecord else {
-                        try deleteIntents.drop(folder: folder, paths: [intent.path], in: db)
-                        try errors.clear(folder: folder, path: intent.path, code: .interrupted, in: db)
-                        return false
-                    }
+                    // A newer revision recorded since stays: the delete counts as done.
+                    guard try base.record(folder: folder, path: intent.path, in: db) == intent.entry.baseRecord else { return false }
                     // Drops the intent too.
                     try putBack(folder: folder, path: intent.path, local: intent.previousLocal, base: intent.previousBase, in: db)
                     let cut = DaemonError(.interrupted, "a remote delete cut short by the last stop; applied again", path: intent.path)
                     try retries.hold(folder: folder, [(intent.entry, cut)], delay: { _ in 0 }, in: db)
                     return true
                 }
-                if put { restored.append(intent.path) }
+                if put { restored.append(intent.path) } else { done.append(intent.path) }
             }
         }
         if !done.isEmpty {

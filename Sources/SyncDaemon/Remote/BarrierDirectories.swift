@@ -6,7 +6,8 @@
 struct BarrierDirectories: Sendable {
     private(set) var handles: [DirectoryHandle] = []
     private var known: Set<Identity> = []
-    /// Past the limit: `handles` holds one directory per file system.
+    /// Past the limit: `handles` holds one directory per file system (`devices`).
+    private var devices: Set<UInt64> = []
     private(set) var wide = false
     private var unreadable = false
 
@@ -21,7 +22,7 @@ struct BarrierDirectories: Sendable {
                 continue
             }
             if wide {
-                if !handles.contains(where: { $0.identity?.device == id.device }) { handles.append(directory) }
+                if devices.insert(id.device).inserted { handles.append(directory) }
             } else if known.insert(id).inserted {
                 handles.append(directory)
                 if handles.count > FileAssembler.directoriesSyncedOneByOne { widen() }
@@ -41,7 +42,6 @@ struct BarrierDirectories: Sendable {
     private mutating func widen() {
         wide = true
         known = []
-        var devices = Set<UInt64>()
         handles = handles.filter { handle in
             guard let device = handle.identity?.device else { return true }
             return devices.insert(device).inserted

@@ -38,14 +38,14 @@ struct BatchRecord {
                 folder: folder, paths: [path], error: DaemonError(.changing, "file is changing while being read; retrying"),
                 retryAt: Date().addingTimeInterval(0.2))
         }
-        for path in landing {
-            // Every 0.2 s at first; past `landingPatience` tries, every 5 s (an intent a failure
-            // left waits for the next start: its op must not be hashed 5 times a second).
-            let patient = (attempts[path] ?? 0) < Uploader.landingPatience
+        // Every 0.2 s at first; past `landingPatience` tries, every 5 s (an intent a failure
+        // left waits for the next start: its op must not be hashed 5 times a second).
+        let patient = landing.filter { (attempts[$0] ?? 0) < Uploader.landingPatience }
+        for (paths, delay) in [(patient, 0.2), (landing.filter { !patient.contains($0) }, 5.0)] where !paths.isEmpty {
             try index.journal.reschedule(
-                folder: folder, paths: [path],
+                folder: folder, paths: paths,
                 error: DaemonError(.changing, "a remote change is being applied here; looked at again once it is done"),
-                retryAt: Date().addingTimeInterval(patient ? 0.2 : 5))
+                retryAt: Date().addingTimeInterval(delay))
         }
         if !transient.isEmpty {
             let error = result.transientError ?? RemoteError(kind: .transient, code: "unknown", message: "the server could not be reached")

@@ -76,7 +76,7 @@ struct StagedPush: Sendable {
     /// path (a new file, an edit, which changes the ctime) is the user's, and is sent.
     static func meetingDeletes(
         _ changes: [String: [PreparedChange]], overTombstones: Set<String>,
-        removing: [String: (inode: UInt64, ctimeNs: Int64)], now: (String) -> FileStat?
+        removing: [String: RemovedFile], now: (String) -> FileStat?
     ) -> Set<String> {
         var meeting = Set<String>()
         for (owner, list) in changes where overTombstones.contains(owner) {
@@ -85,7 +85,7 @@ struct StagedPush: Sendable {
                 meeting.insert(owner)
                 continue
             }
-            if let file = removing[owner], file.inode == stat.inode, file.ctimeNs == stat.ctimeNs { meeting.insert(owner) }
+            if removing[owner]?.isStill(stat) == true { meeting.insert(owner) }
         }
         return meeting
     }
