@@ -83,6 +83,43 @@ struct RemoteDeleteTests {
         #expect(try await two.a.status()?.conflicts == 0)
     }
 
+    /// Beta removes the whole photos directory; alpha's run of 41 deletes (the files, then the
+    /// directory) is cut by a real SIGKILL after the files are in the trash, before the
+    /// directory, emptied, is removed. The restart finds it there (the same inode; its ctime
+    /// changed with the moves), puts its records back and removes it: nothing is pushed back.
+    /// With a directory matched by inode and ctime, or with no intent, it went back up as new.
+    @Test func aDirectoryDeleteCutByAKillAfterItsFilesConvergesNothingPushedBack() async throws {
+        let (two, _) = try await Self.photosSyncedAlphaStopped("deletes-dir-cut")
+        defer { two.stop() }
+        let revBefore = try await Self.betaDeletesThePhotos(two, directoryToo: true)
+        try await two.a.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "before-delete-removed:photos"])
+        #expect(try await two.a.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
+        let fm = FileManager.default
+        #expect((0..<40).allSatisfy { !fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) }, "the files are in the trash")
+        #expect(fm.fileExists(atPath: two.a.path("photos")), "the directory is not removed yet")
+        try await two.restartExpectingNothingCommitted(two.a, [:], revBefore: revBefore)
+        #expect(!fm.fileExists(atPath: two.a.path("photos")))
+        let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
+        #expect(trashed.count == 40, "\(trashed.count) files in alpha's trash")
+    }
+
+    /// Beta removes the photos directory while alpha, stopped, gets a new file in it. Alpha
+    /// moves the 40 photos to the trash and keeps the directory, with the new file, which
+    /// comes back on beta (a new file beats a delete). (A file made while the run removes the
+    /// directory: `DirectoryDeleteRunTests`.)
+    @Test func aDirectoryDeletedElsewhereThatGotANewFileHereStaysWithIt() async throws {
+        let (two, _) = try await Self.photosSyncedAlphaStopped("deletes-dir-kept")
+        defer { two.stop() }
+        _ = try await Self.betaDeletesThePhotos(two, directoryToo: true)
+        try writeFile(two.a.path("photos/new.txt"), "new here")
+        try await two.a.start()
+        try await two.waitForBoth(["photos": Self.dir, "photos/new.txt": contentHash("new here")], timeout: .seconds(60))
+        try await two.a.waitUntilIdle()
+        let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
+        #expect(trashed.count == 40, "\(trashed.count) files in alpha's trash")
+        #expect(try await two.a.status()?.errors.isEmpty == true)
+    }
+
     /// The barrier after a run's moves to the trash fails (an injected EIO): each path shows
     /// the error and keeps its intent, nothing is pushed back. The next start finds the files
     /// gone, settles the intents and the errors, and commits nothing.
@@ -122,13 +159,18 @@ struct RemoteDeleteTests {
         }
     }
 
-    /// Beta deletes the 40 photos; returns the server's revision once it holds the 40 deletes
-    /// and beta is idle.
-    static func betaDeletesThePhotos(_ two: TwoDevices) async throws -> Int64 {
-        for i in 0..<40 { try FileManager.default.removeItem(atPath: two.b.path("photos/p\(i).jpg")) }
+    /// Beta deletes the 40 photos (and the directory, `directoryToo`); returns the server's
+    /// revision once it holds the deletes and beta is idle.
+    static func betaDeletesThePhotos(_ two: TwoDevices, directoryToo: Bool = false) async throws -> Int64 {
+        if directoryToo {
+            try FileManager.default.removeItem(atPath: two.b.path("photos"))
+        } else {
+            for i in 0..<40 { try FileManager.default.removeItem(atPath: two.b.path("photos/p\(i).jpg")) }
+        }
         let client = two.server.client(credential: two.credentialA)
         try await eventually("beta commits the deletes", timeout: .seconds(30)) {
-            try await client.allRevisions(folder: "docs").filter { $0.deleted && $0.path.hasPrefix("photos/p") }.count == 40
+            let deleted = try await client.allRevisions(folder: "docs").filter(\.deleted).map(\.path)
+            return deleted.filter { $0.hasPrefix("photos/p") }.count == 40 && (!directoryToo || deleted.contains("photos"))
         }
         try await two.b.waitUntilIdle()
         return try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor

@@ -91,6 +91,37 @@ struct DeleteIntentTests {
         #expect(shown == ["kept": "interrupted", "replaced": "disk_full"])
     }
 
+    /// A directory's delete removes it (`rmdir`) once its run has emptied it, which changes
+    /// its ctime: a directory is the one its delete removes by its inode alone, kept across a
+    /// reopened index (the `directory` column).
+    @Test func aDirectoryIsStillTheOneItsDeleteRemovesByItsInodeAlone() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        try Self.recordedRun(["photos", "gone", "now-a-file", "other"], in: index)
+        try index.pool.write { db in
+            try db.execute(sql: "UPDATE delete_intents SET directory = 1 WHERE path IN ('photos', 'gone', 'now-a-file', 'other')")
+        }
+        let left = try index.records.deleteIntents.left(folder: "f", thisProcess: "a later one")
+        #expect(left.intents.allSatisfy { $0.directory })
+        #expect(try index.records.deleteIntents.removing(folder: "f").values.allSatisfy { $0.directory })
+        func directory(inode: UInt64, ctime: Int64) -> FileStat {
+            FileStat(kind: .directory, inode: inode, size: 0, mtimeNs: 1, ctimeNs: ctime, mode: 0o755)
+        }
+        let disk: [String: RecordStore.FoundAtPath] = [
+            "photos": .file(directory(inode: 10, ctime: 555)),  // emptied by its run, its rmdir lost
+            "gone": .nothing,
+            "now-a-file": .file(Self.stat(inode: 12, ctime: 555)),  // the same inode, a file now: not it
+            "other": .file(directory(inode: 77, ctime: 100)),  // made anew by the user
+        ]
+        let restored = try index.records.recoverInterruptedDeletes(folder: "f", left.intents) { disk[$0]! }
+        #expect(restored == ["photos"])
+        #expect(try index.retries.due(folder: "f").map(\.path) == ["photos"])
+        #expect(try index.records.deleteIntents.removing(folder: "f").isEmpty)
+        // A file's intent still wants its ctime too.
+        #expect(!RemovedFile(inode: 10, ctimeNs: 100).isStill(Self.stat(inode: 10, ctime: 101)))
+        #expect(RemovedFile(inode: 10, ctimeNs: 100, directory: true).isStill(directory(inode: 10, ctime: 101)))
+    }
+
     /// A row that cannot be read does not keep the others from being resolved.
     @Test func anUnreadableIntentIsSetAsideNotFatal() throws {
         let (index, tmp) = try JournalTests.store()

@@ -23,13 +23,23 @@ struct FolderRoot: Sendable {
     /// following a symlink anywhere below the root; with `create`, missing
     /// directories are made (mode 0755) on the way.
     func parent(of relative: String, create: Bool = false) throws(DaemonError) -> Located {
+        var made: [DirectoryHandle] = []
+        return try parent(of: relative, create: create, made: &made)
+    }
+
+    /// `parent(of:create:)`, adding to `made` each directory a new directory was made in
+    /// (fsynced, it makes the new directory durable).
+    func parent(of relative: String, create: Bool, made: inout [DirectoryHandle]) throws(DaemonError) -> Located {
         let components = try Self.components(of: relative)
         let last = components[components.count - 1]
         var dir = try openRoot(for: relative)
         var walked = ""
         for component in components.dropLast() {
             walked = walked.isEmpty ? String(component) : walked + "/" + component
-            dir = try dir.descend(into: String(component), create: create, walked: walked, relative: relative)
+            var madeHere = false
+            let child = try dir.descend(into: String(component), create: create, walked: walked, relative: relative, made: &madeHere)
+            if madeHere { made.append(dir) }
+            dir = child
         }
         return Located(directory: dir, name: String(last), relative: relative)
     }
@@ -114,9 +124,19 @@ final class DirectoryHandle: Sendable {
     func descend(into name: String, create: Bool, walked: String, relative: String) throws(DaemonError)
         -> DirectoryHandle
     {
+        var made = false
+        return try descend(into: name, create: create, walked: walked, relative: relative, made: &made)
+    }
+
+    /// `descend`, setting `made` when it made the directory.
+    func descend(into name: String, create: Bool, walked: String, relative: String, made: inout Bool) throws(DaemonError)
+        -> DirectoryHandle
+    {
         var fd = openat(self.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 && errno == ENOENT && create {
-            if mkdirat(self.fd, name, 0o755) != 0 && errno != EEXIST {
+            if mkdirat(self.fd, name, 0o755) == 0 {
+                made = true
+            } else if errno != EEXIST {
                 throw DaemonError.containment(.io, path: relative, component: walked, errno: errno)
             }
             fd = openat(self.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)

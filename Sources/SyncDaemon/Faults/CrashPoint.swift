@@ -20,6 +20,9 @@ enum CrashPoint: String, Sendable {
     /// A run of remote deletes is recorded, each with an intent; no file of it is moved to
     /// the trash yet.
     case beforeDeletesTrashed = "before-deletes-trashed"
+    /// A run of remote deletes is recorded, and what comes before this path in it is moved to
+    /// the trash (not durably yet); this path is not moved (a directory: not removed) yet.
+    case beforeDeleteRemoved = "before-delete-removed"
     /// A run of remote deletes is moved to the trash and made durable; its intents are not
     /// dropped yet.
     case beforeDeletesDone = "before-deletes-done"

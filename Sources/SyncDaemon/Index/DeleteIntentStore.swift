@@ -14,24 +14,35 @@ struct DeleteIntent: Sendable, Equatable {
     var entry: WireEntry
     /// The file the delete removes, as planned: while a file with this inode and this ctime is
     /// at the path, it was neither moved to the trash nor touched since (a rename, a write or a
-    /// chmod changes the ctime; a move a power cut lost does not).
+    /// chmod changes the ctime; a move a power cut lost does not). For a directory, only the
+    /// inode counts (`RemovedFile.isStill`).
     var inode: UInt64
     var ctimeNs: Int64
+    /// A directory is removed (when empty), not moved: matched by its inode alone.
+    var directory = false
     var previousLocal: LocalRecord?
     var previousBase: BaseRecord?
 
     var path: String { entry.path }
 
-    var file: RemovedFile { RemovedFile(inode: inode, ctimeNs: ctimeNs) }
+    var file: RemovedFile { RemovedFile(inode: inode, ctimeNs: ctimeNs, directory: directory) }
 }
 
-/// The file a remote delete removes, by inode and ctime.
+/// The file or directory a remote delete removes: a file by inode and ctime, a directory by
+/// its inode alone.
 struct RemovedFile: Sendable, Equatable {
     var inode: UInt64
     var ctimeNs: Int64
+    var directory = false
 
-    /// Whether `stat` is this file, untouched since it was planned.
-    func isStill(_ stat: FileStat) -> Bool { stat.inode == inode && stat.ctimeNs == ctimeNs }
+    /// Whether `stat` is this file, untouched since it was planned; or this directory, not yet
+    /// removed. A directory is removed only once empty (`rmdir`, never moved: its inode is gone
+    /// with it), and the run that removes it empties it first, which changes its ctime; what
+    /// the user put in it since makes the retry find it not empty, and it stays theirs.
+    func isStill(_ stat: FileStat) -> Bool {
+        guard stat.inode == inode else { return false }
+        return directory ? stat.kind == .directory : stat.ctimeNs == ctimeNs
+    }
 }
 
 /// `delete_intents` (decision 0033): written with a run of remote deletes' records, dropped
@@ -49,14 +60,14 @@ struct DeleteIntentStore: Sendable {
         guard !intents.isEmpty else { return }
         let put = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO delete_intents
-                (folder_id, path, session, inode, ctime_ns, entry, previous_local, previous_base)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                (folder_id, path, session, inode, ctime_ns, directory, entry, previous_local, previous_base)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for intent in intents {
             try put.execute(
                 arguments: [
                     folder, intent.path, Self.session, Int64(bitPattern: intent.inode), intent.ctimeNs,
-                    try IndexValue.jsonText(intent.entry),
+                    intent.directory, try IndexValue.jsonText(intent.entry),
                     try intent.previousLocal.map(IndexValue.jsonText), try intent.previousBase.map(IndexValue.jsonText),
                 ])
         }
@@ -74,11 +85,14 @@ struct DeleteIntentStore: Sendable {
     func removing(folder: String) throws -> [String: RemovedFile] {
         try pool.read { db in
             var found: [String: RemovedFile] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT path, inode, ctime_ns FROM delete_intents WHERE folder_id = ?", arguments: [folder]) {
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT path, inode, ctime_ns, directory FROM delete_intents WHERE folder_id = ?", arguments: [folder])
+            for row in rows {
                 let path: String = try row.indexValue("path", table: Self.table)
                 let inode: Int64 = try row.indexValue("inode", table: Self.table, path: path)
                 found[path] = RemovedFile(
-                    inode: UInt64(bitPattern: inode), ctimeNs: try row.indexValue("ctime_ns", table: Self.table, path: path))
+                    inode: UInt64(bitPattern: inode), ctimeNs: try row.indexValue("ctime_ns", table: Self.table, path: path),
+                    directory: try row.indexValue("directory", table: Self.table, path: path))
             }
             return found
         }
@@ -111,6 +125,7 @@ struct DeleteIntentStore: Sendable {
             entry: try IndexValue.json(WireEntry.self, from: entry, table: table, column: "entry", path: path),
             inode: UInt64(bitPattern: try row.indexValue("inode", table: table, path: path)),
             ctimeNs: try row.indexValue("ctime_ns", table: table, path: path),
+            directory: try row.indexValue("directory", table: table, path: path),
             previousLocal: try local.map {
                 try IndexValue.json(LocalRecord.self, from: $0, table: table, column: "previous_local", path: path)
             },

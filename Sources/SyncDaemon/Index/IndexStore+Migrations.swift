@@ -127,6 +127,11 @@ extension IndexStore {
                 )
                 """)
         }
+        migrator.registerMigration("v12-delete-intents-directories") { db in
+            // Remote deletes of directories have intents too (`RemovedFile.directory`: a
+            // directory is matched by its inode alone; 0 for rows written before, all files).
+            try db.execute(sql: "ALTER TABLE delete_intents ADD COLUMN directory INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

@@ -37,15 +37,17 @@ extension Materializer {
         }
         if let expected { try checkUnchanged(source, expected: expected) }
         beforeTrashMove?()
-        let bin = trashRoot + "/" + stamp
         do {
-            try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: trashRoot, withIntermediateDirectories: true)
         } catch {
             throw DaemonError(.io, "cannot create trash directory: \(error)", path: path, underlying: error)
         }
         let destination: Located
+        // The directories new trash directories were made in: the barrier makes those durable
+        // too, or a power cut could leave a trashed file in lost+found.
+        var made: [DirectoryHandle] = []
         do {
-            destination = try FolderRoot(bin).parent(of: path, create: true)
+            destination = try FolderRoot(trashRoot).parent(of: stamp + "/" + path, create: true, made: &made)
         } catch {
             throw DaemonError(.io, "cannot create trash directory: \(error)", path: path, underlying: error)
         }
@@ -66,7 +68,7 @@ extension Materializer {
             return []
         }
         if let expected { try putBackIfWritten(moved, to: source, expected: expected) }
-        guard staged else { return [source.directory, destination.directory] }
+        guard staged else { return [source.directory, destination.directory] + made }
         do {
             try copyAcrossDevices(moved, to: destination)
         } catch {
@@ -80,7 +82,7 @@ extension Materializer {
             throw DaemonError(error.code, error.message + leftover, path: path, underlying: error)
         }
         guard unlinkat(moved.directory.fd, moved.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
-        return [source.directory, destination.directory]
+        return [source.directory, destination.directory] + made
     }
 
     /// Makes the entries of `path`'s directory durable (a file put back from the trash); a

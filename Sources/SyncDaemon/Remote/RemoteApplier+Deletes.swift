@@ -1,11 +1,14 @@
 import SyncCore
 
-/// Remote deletes of files, applied in runs (decision 0033).
+/// Remote deletes of files and directories, applied in runs (decisions 0033, 0034).
 extension RemoteApplier {
     /// What became of a run's deletes (`removeRecorded`).
     struct RemovedRun {
-        /// In the trash, durably, and recorded.
+        /// In the trash (a directory: removed), durably, and recorded.
         var removed: [PendingDeletes.Delete] = []
+        /// Directories found not empty (new files in them since): the tombstone stays
+        /// recorded, the directory stays, and is pushed back as new with what is in it.
+        var notEmpty: [PendingDeletes.Delete] = []
         /// Not recorded (the path's base changed since it was planned), or written meanwhile
         /// (its records put back): to be planned again.
         var planAgain: [PendingDeletes.Delete] = []
@@ -19,16 +22,19 @@ extension RemoteApplier {
         var unresolved: [(delete: PendingDeletes.Delete, error: DaemonError)] = []
     }
 
-    /// A remote delete of a file this device holds as synced, planned now and left to
-    /// `recordDeletes`; nil when the entry is anything else (then it is applied one by one).
+    /// A remote delete of a file or directory this device holds as synced, planned now and
+    /// left to `recordDeletes`; nil when the entry is anything else (then it is applied one by
+    /// one). A directory's files come before it in its run (children before parents), and
+    /// are moved before it is removed.
     func planDelete(_ entry: WireEntry) throws -> PendingDeletes.Delete? {
-        guard entry.deleted, entry.kind == .file else { return nil }
+        guard entry.deleted, PendingDeletes.kinds.contains(entry.kind) else { return nil }
         let records = try index.records.read(folder: folder, paths: [entry.path])
         let (view, stat) = try materializer.inspect(entry.path, record: records.local[entry.path])
-        guard let stat, view.kind == .file,
+        guard let stat, view.kind == entry.kind,
             Planner.plan(local: view, base: records.base[entry.path], remote: entry) == .deleteLocal
         else { return nil }
-        return PendingDeletes.Delete(entry: entry, expected: stat, local: records.local[entry.path], base: records.base[entry.path])
+        return PendingDeletes.Delete(
+            entry: entry, kind: entry.kind, expected: stat, local: records.local[entry.path], base: records.base[entry.path])
     }
 
     /// Applies the run of deletes waiting in `pending`, and notes how each went. One whose
@@ -47,6 +53,10 @@ extension RemoteApplier {
             return
         }
         for delete in done.removed { outcome.applied.append((delete.entry.path, delete.entry.rev)) }
+        for delete in done.notEmpty {
+            outcome.applied.append((delete.entry.path, delete.entry.rev))
+            outcome.pushes.append(delete.entry.path)
+        }
         for (delete, error) in done.failed {
             outcome.errors.append((delete.entry.path, error))
             outcome.failed.append((delete.entry, error))
@@ -80,14 +90,21 @@ extension RemoteApplier {
                 done.planAgain.append(delete)
                 continue
             }
+            let directory = delete.kind == .directory
+            CrashPoint.reached(.beforeDeleteRemoved, path: delete.entry.path)
             do {
-                barrier.add(try materializer.moveToTrash(delete.entry.path, kind: .file, stamp: stamp, expected: delete.expected))
+                barrier.add(try materializer.moveToTrash(
+                    delete.entry.path, kind: delete.kind, stamp: stamp, expected: directory ? nil : delete.expected))
                 done.removed.append(delete)
             } catch {
-                keepFile(delete, moveFailed: error, into: &done)
+                if directory && error.code == .notEmpty {
+                    done.notEmpty.append(delete)
+                } else {
+                    keepFile(delete, moveFailed: error, into: &done)
+                }
             }
         }
-        guard !done.removed.isEmpty else { return done }
+        guard !done.removed.isEmpty else { return dropIntents(done) }
         do {
             if InjectedFault.fails(.deleteBarrier) { throw DaemonError(.io, "fsync: input/output error (injected)") }
             try barrier.sync()
@@ -100,15 +117,24 @@ extension RemoteApplier {
                 underlying: problem)
             done.unresolved += done.removed.map { ($0, left) }
             done.removed = []
-            return done
+            return dropIntents(done)
         }
         CrashPoint.reached(.beforeDeletesDone, paths: done.removed.map(\.entry.path))
+        return dropIntents(done)
+    }
+
+    /// Drops the intents of what is settled: removed durably, or a directory found not empty
+    /// (it stays, and is pushed back).
+    private func dropIntents(_ done: RemovedRun) -> RemovedRun {
+        let settled = (done.removed + done.notEmpty).map(\.entry.path)
+        guard !settled.isEmpty else { return done }
         do {
             var update = IndexUpdate()
-            update.deletesDone = done.removed.map(\.entry.path)
+            update.deletesDone = settled
             try index.records.apply(folder: folder, update)
         } catch {
-            // Durable already: the intents left find their files gone at the next start.
+            // Durable already: the intents left find their files gone (or their directories
+            // not empty, which a retry then finds too) at the next start.
             logger.warning("cannot drop the intents of applied remote deletes", metadata: ["error": "\(error)"])
         }
         return done

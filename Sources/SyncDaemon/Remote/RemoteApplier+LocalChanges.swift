@@ -89,11 +89,14 @@ extension RemoteApplier {
         _ entry: WireEntry, kind: EntryKind, expected: FileStat?, before: (local: LocalRecord?, base: BaseRecord?),
         stamp: String, into outcome: inout Outcome
     ) throws {
-        if kind != .directory, let expected {
-            // A run of one: recorded with an intent, moved, made durable (`removeRecorded`).
-            let delete = PendingDeletes.Delete(entry: entry, expected: expected, local: before.local, base: before.base)
+        if let expected {
+            // A run of one: recorded with an intent, moved (a directory: removed), made durable
+            // (`removeRecorded`).
+            let delete = PendingDeletes.Delete(entry: entry, kind: kind, expected: expected, local: before.local, base: before.base)
             let done = try removeRecorded([delete], stamp: stamp)
             if let failed = done.failed.first { throw failed.error }
+            // New local files inside: the directory stays, and comes back on the server.
+            outcome.pushes += done.notEmpty.map(\.entry.path)
             // Left to the next start: shown, not retried (a retry could only clear the error).
             for (left, error) in done.unresolved { outcome.errors.append((left.entry.path, error)) }
             guard done.planAgain.isEmpty else {

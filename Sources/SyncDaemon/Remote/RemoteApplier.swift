@@ -118,12 +118,12 @@ struct RemoteApplier: Sendable {
         var renames = PendingRenames()
         // Departures of renames whose barrier or record failed: kept for a retry with their arrivals.
         var heldBack = Set<String>()
-        // Files removed for deletes, applied together before anything else is.
+        // Files and directories removed for deletes, applied together before anything else is.
         var deletes = PendingDeletes()
         for entry in Self.order(live: live, gone: gone, moveSources: Set(moves.values)) {
             let renamable = !entry.deleted && moves[entry.path] != nil
             if !renamable { recordRenames(&renames, renamedAway: &renamedAway, heldBack: &heldBack, into: &outcome) }
-            let deletable = entry.deleted && entry.kind == .file && !renamedAway.contains(entry.path)
+            let deletable = entry.deleted && PendingDeletes.kinds.contains(entry.kind) && !renamedAway.contains(entry.path)
                 && !heldBack.contains(entry.path) && !movedWhole.contains(entry.path)
             if !deletable { await recordDeletes(&deletes, device: device, stamp: stamp, into: &outcome) }
             if movedWhole.contains(entry.path) {
