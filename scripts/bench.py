@@ -37,6 +37,8 @@ Scenarios (see docs/benchmarks.md for what each number means):
   delete-files  10,000 synced files, every other one deleted (the delete-wave guard set not
                 to hold them) -> 5,000 files left live in the feed
   receive-deletes  the same -> 5,000 files left on a second device
+  receive-tree-delete  10,000 synced files in 100 directories; every other directory removed
+                whole on A (rm -r: 5,000 files, 50 directories) -> all of it gone on B
   scan-100k     100,000 files in 1,000 directories: first scan, watches, initial push,
                 a second device's receive of all of them (rsync of the folder in the same
                 run), idle CPU/RSS with all of it watched, warm rescans (syncd's own timings)
@@ -1472,11 +1474,14 @@ def bench_receive_move(ctx, files=2000, each=False):
         ctx.add(name, f"{what} on A -> all at the new path on B", "s", samples)
 
 
-def bench_delete_files(ctx, receive=False):
+def bench_delete_files(ctx, receive=False, trees=False):
     """10,000 synced files in 100 directories; every other one deleted on A (5,000 unlinks,
     the delete-wave guard set not to hold them) -> 5,000 files left live in the server's
-    feed; with `receive`, -> 5,000 files left on a second device B."""
-    name = "receive-deletes" if receive else "delete-files"
+    feed; with `receive`, -> 5,000 files left on a second device B; with `trees` (and
+    `receive`), every other directory is removed whole instead (5,000 files, 50 directories)
+    -> all of it gone on B."""
+    name = "receive-tree-delete" if trees else "receive-deletes" if receive else "delete-files"
+    removed_dirs = [f"d{d:03}" for d in range(0, SMALL_DIRS, 2)] if trees else []
     samples = []
 
     def unguarded(env):
@@ -1503,11 +1508,14 @@ def bench_delete_files(ctx, receive=False):
             wait_quiet(ctx, f"{name} run {run + 1}")
             mon = Meter(a, also=[b.daemon] if b else [])
             t0 = now()
-            for d in range(SMALL_DIRS):
+            for d in removed_dirs:
+                shutil.rmtree(os.path.join(a.folder, d))
+            for d in range(SMALL_DIRS) if not trees else []:
                 for k in range(0, SMALL_COUNT // SMALL_DIRS, 2):
                     os.unlink(os.path.join(a.folder, f"d{d:03}", f"f{k:04}.bin"))
             if receive:
-                while count_files(b.folder) > SMALL_COUNT // 2:
+                while count_files(b.folder) > SMALL_COUNT // 2 or any(
+                        os.path.exists(os.path.join(b.folder, d)) for d in removed_dirs):
                     if now() - t0 > ctx.args.timeout:
                         raise BenchError(f"B still had {count_files(b.folder)} files after {ctx.args.timeout} s")
                     time.sleep(0.01)
@@ -1517,18 +1525,24 @@ def bench_delete_files(ctx, receive=False):
             check_foreign(ctx, mon, f"{name} run {run + 1}")
             samples.append(t1 - t0)
             where = "on B" if receive else "in the feed"
-            log(f"{name} run {run + 1}: 5,000 deletes {where} {samples[-1]:.2f} s after the first unlink")
+            what = "5,000 deletes and 50 directories" if trees else "5,000 deletes"
+            log(f"{name} run {run + 1}: {what} {where} {samples[-1]:.2f} s after the first unlink")
         except Exception:
             ctx.failures.append((name, traceback.format_exc(), tail(a.daemon_log) if a else ""))
         finally:
             stop_devices(ctx, b, a)
     if samples:
         where = "gone on a second device" if receive else "the deletes in the feed"
-        ctx.add(name, f"5,000 of 10,000 synced files deleted on A -> {where}", "s", samples)
+        what = "50 of 100 synced directories (5,000 files) removed whole" if trees else "5,000 of 10,000 synced files deleted"
+        ctx.add(name, f"{what} on A -> {where}", "s", samples)
 
 
 def bench_receive_deletes(ctx):
     bench_delete_files(ctx, receive=True)
+
+
+def bench_receive_tree_delete(ctx):
+    bench_delete_files(ctx, receive=True, trees=True)
 
 
 def bench_receive_renames(ctx):
@@ -2691,6 +2705,7 @@ SCENARIOS = {
     "receive-renames": bench_receive_renames,
     "delete-files": bench_delete_files,
     "receive-deletes": bench_receive_deletes,
+    "receive-tree-delete": bench_receive_tree_delete,
     "gc": bench_gc,
     "scale-out": bench_scale_out,
     "many-devices": bench_many_devices,

@@ -84,18 +84,22 @@ struct RemoteDeleteTests {
     }
 
     /// Beta removes the whole photos directory; alpha's run of 41 deletes (the files, then the
-    /// directory) is cut by a real SIGKILL after the files are in the trash, before the
-    /// directory, emptied, is removed. The restart finds it there (the same inode; its ctime
-    /// changed with the moves), puts its records back and removes it: nothing is pushed back.
-    /// With a directory matched by inode and ctime, or with no intent, it went back up as new.
-    @Test func aDirectoryDeleteCutByAKillAfterItsFilesConvergesNothingPushedBack() async throws {
+    /// directory) is cut by a real SIGKILL: after the files are in the trash, before the
+    /// directory, emptied, is removed; or before anything is moved. The restart finds the
+    /// directory there (the same inode; its ctime changed with the moves), puts its records
+    /// back (and the files', when they are there untouched) and removes it all: nothing is
+    /// pushed back. With a directory matched by inode and ctime, or with no intent, the first
+    /// cut's directory went back up as new.
+    @Test(arguments: ["before-delete-removed", "before-deletes-trashed"])
+    func aDirectoryDeleteCutByAKillConvergesNothingPushedBack(cut: String) async throws {
         let (two, _) = try await Self.photosSyncedAlphaStopped("deletes-dir-cut")
         defer { two.stop() }
         let revBefore = try await Self.betaDeletesThePhotos(two, directoryToo: true)
-        try await two.a.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "before-delete-removed:photos"])
+        try await two.a.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "\(cut):photos"])
         #expect(try await two.a.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
         let fm = FileManager.default
-        #expect((0..<40).allSatisfy { !fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) }, "the files are in the trash")
+        let left = (0..<40).filter { fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) }
+        #expect(left.count == (cut == "before-deletes-trashed" ? 40 : 0), "\(left.count) files at their paths after the kill")
         #expect(fm.fileExists(atPath: two.a.path("photos")), "the directory is not removed yet")
         try await two.restartExpectingNothingCommitted(two.a, [:], revBefore: revBefore)
         #expect(!fm.fileExists(atPath: two.a.path("photos")))

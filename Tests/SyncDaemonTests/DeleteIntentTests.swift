@@ -27,7 +27,7 @@ struct DeleteIntentTests {
 
     /// Synced files at rev 1 (inode 10, 11, …; ctime 100), then a run's transaction: each
     /// tombstone at rev 2 with its intent.
-    static func recordedRun(_ paths: [String], in index: IndexStore) throws {
+    static func recordedRun(_ paths: [String], directories: Bool = false, in index: IndexStore) throws {
         var synced = IndexUpdate()
         synced.bases = paths.map { GuardedUpdateTests.base($0, rev: 1) }
         synced.locals = paths.enumerated().map { Self.local($1, inode: UInt64(10 + $0)) }
@@ -39,7 +39,7 @@ struct DeleteIntentTests {
             run.removedLocals.append(path)
             run.deleteIntents.append(
                 DeleteIntent(
-                    entry: entry, inode: UInt64(10 + i), ctimeNs: 100, previousLocal: synced.locals[i],
+                    entry: entry, inode: UInt64(10 + i), ctimeNs: 100, directory: directories, previousLocal: synced.locals[i],
                     previousBase: synced.bases[i]))
         }
         try index.records.apply(folder: "f", run)
@@ -92,15 +92,12 @@ struct DeleteIntentTests {
     }
 
     /// A directory's delete removes it (`rmdir`) once its run has emptied it, which changes
-    /// its ctime: a directory is the one its delete removes by its inode alone, kept across a
-    /// reopened index (the `directory` column).
+    /// its ctime: a directory is the one its delete removes by its inode alone (the intent's
+    /// `directory` column, written and read back).
     @Test func aDirectoryIsStillTheOneItsDeleteRemovesByItsInodeAlone() throws {
         let (index, tmp) = try JournalTests.store()
         defer { tmp.remove() }
-        try Self.recordedRun(["photos", "gone", "now-a-file", "other"], in: index)
-        try index.pool.write { db in
-            try db.execute(sql: "UPDATE delete_intents SET directory = 1 WHERE path IN ('photos', 'gone', 'now-a-file', 'other')")
-        }
+        try Self.recordedRun(["photos", "gone", "now-a-file", "other"], directories: true, in: index)
         let left = try index.records.deleteIntents.left(folder: "f", thisProcess: "a later one")
         #expect(left.intents.allSatisfy { $0.directory })
         #expect(try index.records.deleteIntents.removing(folder: "f").values.allSatisfy { $0.directory })

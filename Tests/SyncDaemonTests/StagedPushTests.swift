@@ -115,6 +115,16 @@ struct StagedPushTests {
         ]
         let meeting = StagedPush.meetingDeletes(changes, overTombstones: over, removing: removing) { disk[$0] }
         #expect(meeting == ["removing", "gone"])
+        // A directory a run is emptying (its ctime changed with the moves) waits; one made anew
+        // at its path (another inode) is the user's.
+        var emptied = stat(5, ctime: 99), anew = stat(6, ctime: 50)
+        emptied.kind = .directory
+        anew.kind = .directory
+        let directories: [String: RemovedFile] = [
+            "removing": RemovedFile(inode: 5, ctimeNs: 50, directory: true), "new": RemovedFile(inode: 7, ctimeNs: 50, directory: true),
+        ]
+        let now = ["removing": emptied, "new": anew]
+        #expect(StagedPush.meetingDeletes(changes, overTombstones: ["removing", "new"], removing: directories) { now[$0] } == ["removing"])
         #expect(StagedPush.meetingDeletes(changes, overTombstones: over, removing: [:]) { disk[$0] } == ["gone"])
     }
 }

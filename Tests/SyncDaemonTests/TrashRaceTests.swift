@@ -102,6 +102,31 @@ import TestSupport
         #expect(inodes(second) == [source, try inode(bin + "/sub")])
     }
 
+    /// A directory's removal checks it is the one planned: one made anew at its path since is
+    /// the user's (planned again), and stays.
+    @Test func aDirectoryMadeAnewAtItsPathIsNotRemoved() throws {
+        let layout = try Layout(trashElsewhere: false)
+        defer { layout.remove() }
+        let folder = FolderRoot(layout.folder)
+        try FileManager.default.createDirectory(atPath: layout.folder + "/empty", withIntermediateDirectories: false)
+        guard case .found(let planned) = folder.lstat("empty") else { throw TestFailure("no directory") }
+        try FileManager.default.moveItem(atPath: layout.folder + "/empty", toPath: layout.folder + "/kept")
+        try FileManager.default.createDirectory(atPath: layout.folder + "/empty", withIntermediateDirectories: false)
+        let materializer = Materializer(root: layout.folder, trashRoot: layout.trash)
+        var code: DaemonError.Code?
+        do {
+            try materializer.moveToTrash("empty", kind: .directory, stamp: "20260101-000000-000", expected: planned)
+        } catch {
+            code = error.code
+        }
+        #expect(code == .changedMeanwhile)
+        #expect(FileManager.default.fileExists(atPath: layout.folder + "/empty"))
+        // The planned one, where it is now, goes.
+        guard case .found(let kept) = folder.lstat("kept") else { throw TestFailure("no directory") }
+        try materializer.moveToTrash("kept", kind: .directory, stamp: "20260101-000000-000", expected: kept)
+        #expect(!FileManager.default.fileExists(atPath: layout.folder + "/kept"))
+    }
+
     static func device(_ path: String) throws -> UInt64 {
         var st = stat()
         guard stat(path, &st) == 0 else { throw TestFailure("stat \(path): errno \(errno)") }

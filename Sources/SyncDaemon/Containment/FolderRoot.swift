@@ -120,6 +120,12 @@ final class DirectoryHandle: Sendable {
         return (UInt64(st.st_dev), UInt64(st.st_ino))
     }
 
+    /// Whether the directory is removed (no link to it left).
+    var isRemoved: Bool {
+        var st = stat()
+        return fstat(fd, &st) == 0 && st.st_nlink == 0
+    }
+
     /// Opens the child directory `name`; a symlink or non-directory there is refused.
     func descend(into name: String, create: Bool, walked: String, relative: String) throws(DaemonError)
         -> DirectoryHandle

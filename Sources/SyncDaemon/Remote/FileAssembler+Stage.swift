@@ -112,8 +112,12 @@ extension FileAssembler {
             try syncFileSystems(holding: distinct)
             return
         }
-        for directory in distinct {
-            guard fsync(directory.fd) == 0 else { throw DaemonError.io("fsync a directory", "") }
+        for directory in distinct where fsync(directory.fd) != 0 {
+            let code = errno
+            // Removed since (a run of deletes removes a directory after moving its files out):
+            // nothing in it to make durable; its parent's fsync makes the removal durable.
+            if directory.isRemoved { continue }
+            throw DaemonError.io("fsync a directory", "", code)
         }
     }
 

@@ -26,8 +26,19 @@ extension Materializer {
             return []
         }
         if kind == .directory {
+            if let expected {
+                // The very directory planned: one made anew at the path since (or a file now)
+                // is the user's, planned again.
+                switch source.lstat() {
+                case .missing: return []
+                case .found(let now) where now.kind == .directory && now.inode == expected.inode: break
+                case .found, .unsupported: throw DaemonError(.changedMeanwhile, "changed meanwhile", path: path)
+                case .failed(let code): throw .io("lstat", path, code)
+                }
+            }
             if unlinkat(source.directory.fd, source.name, AT_REMOVEDIR) != 0 {
                 if errno == ENOENT { return [] }
+                if errno == ENOTDIR { throw DaemonError(.changedMeanwhile, "changed meanwhile", path: path) }
                 if errno == ENOTEMPTY || errno == EEXIST {
                     throw DaemonError(.notEmpty, "directory not empty", path: path)
                 }

@@ -20,6 +20,15 @@ extension RemoteApplier {
         /// and the next start applies again any delete whose file is still there untouched
         /// (a retry now could only find the tombstone recorded, and do nothing).
         var unresolved: [(delete: PendingDeletes.Delete, error: DaemonError)] = []
+
+        /// Whether a delete below `directory` failed or was left to the next start: then the
+        /// directory is not empty because of it, not because of something new of the user's,
+        /// and it is retried (or resolved) with it rather than pushed back.
+        func keepsSomethingBelow(_ directory: String) -> Bool {
+            let prefix = directory + "/"
+            return failed.contains { $0.delete.entry.path.hasPrefix(prefix) }
+                || unresolved.contains { $0.delete.entry.path.hasPrefix(prefix) }
+        }
     }
 
     /// A remote delete of a file or directory this device holds as synced, planned now and
@@ -90,15 +99,16 @@ extension RemoteApplier {
                 done.planAgain.append(delete)
                 continue
             }
-            let directory = delete.kind == .directory
             CrashPoint.reached(.beforeDeleteRemoved, path: delete.entry.path)
             do {
-                barrier.add(try materializer.moveToTrash(
-                    delete.entry.path, kind: delete.kind, stamp: stamp, expected: directory ? nil : delete.expected))
+                barrier.add(try materializer.moveToTrash(delete.entry.path, kind: delete.kind, stamp: stamp, expected: delete.expected))
                 done.removed.append(delete)
             } catch {
-                if directory && error.code == .notEmpty {
+                if error.code == .notEmpty && !done.keepsSomethingBelow(delete.entry.path) {
                     done.notEmpty.append(delete)
+                } else if error.code == .notEmpty {
+                    let kept = DaemonError(.notEmpty, "not empty: a delete below it failed; retried with it", path: delete.entry.path)
+                    keepFile(delete, moveFailed: kept, into: &done)
                 } else {
                     keepFile(delete, moveFailed: error, into: &done)
                 }

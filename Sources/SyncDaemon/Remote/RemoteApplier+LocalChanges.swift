@@ -108,7 +108,7 @@ extension RemoteApplier {
         try index.records.apply(folder: folder, Self.deleteRecords(entry), ifBase: before.base, at: entry.path)
         // (A `catch … where` on this typed throw hangs the Swift 6.3 optimizer: keep it a plain catch.)
         do {
-            try materializer.moveToTrash(entry.path, kind: kind, stamp: stamp, expected: kind == .directory ? nil : expected)
+            try materializer.moveToTrash(entry.path, kind: kind, stamp: stamp, expected: expected)
         } catch {
             if error.code == .changedMeanwhile {
                 // Written since it was planned: put the records back and plan again (an edit
