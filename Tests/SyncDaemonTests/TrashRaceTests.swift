@@ -127,6 +127,42 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: layout.folder + "/kept"))
     }
 
+    /// A file that cannot be copied to a trash on another file system (a full one: a 64 KiB
+    /// tmpfs) goes back to its place whole, with nothing left under a staging name or as a
+    /// partial copy in the trash; the error says the disk is full.
+    @Test func aFileThatCannotBeCopiedToAFullTrashGoesBackWhole() throws {
+        let tmp = try TemporaryDirectory("trash-full")
+        defer { tmp.remove() }
+        let folder = try tmp.sub("folder")
+        let trash = try tmp.sub("trash")
+        try Self.tool("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", trash])
+        defer { try? Self.tool("/bin/umount", [trash]) }
+        try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
+        let bytes = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try bytes.write(to: URL(fileURLWithPath: folder + "/sub/big.bin"))
+        guard case .found(let planned) = FolderRoot(folder).lstat("sub/big.bin") else { throw TestFailure("no file") }
+        var failure: DaemonError?
+        do {
+            try Materializer(root: folder, trashRoot: trash).moveToTrash("sub/big.bin", kind: .file, stamp: "20260101-000000-000", expected: planned)
+        } catch {
+            failure = error
+        }
+        #expect(failure?.isDiskFull == true, "\(String(describing: failure))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/sub/big.bin")) == bytes, "back whole")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/sub") == ["big.bin"], "nothing under a staging name")
+        let inTrash = try FileManager.default.subpathsOfDirectory(atPath: trash).filter { $0.hasSuffix("big.bin") }
+        #expect(inTrash.isEmpty, "a partial copy is left in the trash: \(inTrash)")
+    }
+
+    static func tool(_ path: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("\(path) \(arguments) exited \(process.terminationStatus)") }
+    }
+
     static func device(_ path: String) throws -> UInt64 {
         var st = stat()
         guard stat(path, &st) == 0 else { throw TestFailure("stat \(path): errno \(errno)") }

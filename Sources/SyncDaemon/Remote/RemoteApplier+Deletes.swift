@@ -21,14 +21,21 @@ extension RemoteApplier {
         /// (a retry now could only find the tombstone recorded, and do nothing).
         var unresolved: [(delete: PendingDeletes.Delete, error: DaemonError)] = []
 
-        /// Whether a delete below `directory` failed or was left to the next start: then the
-        /// directory is not empty because of it, not because of something new of the user's,
-        /// and it is retried (or resolved) with it rather than pushed back.
-        func keepsSomethingBelow(_ directory: String) -> Bool {
+        /// What a delete of this run below `directory` became, when that may be why the
+        /// directory is not empty: planned again (written meanwhile: the directory is planned
+        /// again after it), or failed or left to the next start (the directory is kept with it).
+        func below(_ directory: String) -> Below? {
             let prefix = directory + "/"
-            return failed.contains { $0.delete.entry.path.hasPrefix(prefix) }
-                || unresolved.contains { $0.delete.entry.path.hasPrefix(prefix) }
+            if planAgain.contains(where: { $0.entry.path.hasPrefix(prefix) }) { return .plannedAgain }
+            if failed.contains(where: { $0.delete.entry.path.hasPrefix(prefix) })
+                || unresolved.contains(where: { $0.delete.entry.path.hasPrefix(prefix) })
+            {
+                return .notDone
+            }
+            return nil
         }
+
+        enum Below { case plannedAgain, notDone }
     }
 
     /// A remote delete of a file or directory this device holds as synced, planned now and
@@ -104,14 +111,11 @@ extension RemoteApplier {
                 barrier.add(try materializer.moveToTrash(delete.entry.path, kind: delete.kind, stamp: stamp, expected: delete.expected))
                 done.removed.append(delete)
             } catch {
-                if error.code == .notEmpty && !done.keepsSomethingBelow(delete.entry.path) {
-                    done.notEmpty.append(delete)
-                } else if error.code == .notEmpty {
-                    let kept = DaemonError(.notEmpty, "not empty: a delete below it failed; retried with it", path: delete.entry.path)
-                    keepFile(delete, moveFailed: kept, into: &done)
-                } else {
+                guard error.code == .notEmpty else {
                     keepFile(delete, moveFailed: error, into: &done)
+                    continue
                 }
+                notEmpty(delete, in: run, into: &done)
             }
         }
         guard !done.removed.isEmpty else { return dropIntents(done) }
@@ -148,6 +152,40 @@ extension RemoteApplier {
             logger.warning("cannot drop the intents of applied remote deletes", metadata: ["error": "\(error)"])
         }
         return done
+    }
+
+    /// A directory of the run found not empty. Pushed back as new (what is in it is the
+    /// user's) unless a delete below it is not done: one of this run planned again (written
+    /// meanwhile; the directory is planned again after it), or one that failed, is left to
+    /// the next start or kept for a retry, in this run or before it (the directory is kept
+    /// for a retry too, after it). Pushed back then, it would come back on every device and
+    /// stay there empty once that delete went through.
+    private func notEmpty(_ delete: PendingDeletes.Delete, in run: [PendingDeletes.Delete], into done: inout RemovedRun) {
+        let path = delete.entry.path
+        switch done.below(path) {
+        case .plannedAgain:
+            let again = DaemonError(.changedMeanwhile, "not empty: a file below it changed meanwhile; planned again after it", path: path)
+            keepFile(delete, moveFailed: again, into: &done)
+            return
+        case .notDone:
+            keepFile(delete, moveFailed: DaemonError(.notEmpty, "not empty: a delete below it is not done; retried after it", path: path), into: &done)
+            return
+        case nil:
+            break
+        }
+        let pending: Set<String>
+        do {
+            // (This run's own intents are there until it ends: only others count.)
+            pending = try index.records.deletesPending(folder: folder, below: path).subtracting(run.map(\.entry.path))
+        } catch {
+            keepFile(delete, moveFailed: Self.problem(error, path: path), into: &done)
+            return
+        }
+        guard pending.isEmpty else {
+            keepFile(delete, moveFailed: DaemonError(.notEmpty, "not empty: a delete below it is not done; retried after it", path: path), into: &done)
+            return
+        }
+        done.notEmpty.append(delete)
     }
 
     /// A file a recorded delete did not move: its records are put back (its intent dropped
