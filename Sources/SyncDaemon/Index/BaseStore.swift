@@ -41,7 +41,8 @@ public struct BaseStore: Sendable {
 
     func records(folder: String, paths: ArraySlice<String>, in db: Database) throws -> [BaseRecord] {
         let (these, arguments) = IndexSQL.paths(paths, in: folder)
-        return try Row.fetchAll(db, sql: "SELECT * FROM base WHERE \(these)", arguments: arguments).map(Self.decode)
+        let statement = try IndexSQL.statement(db, sql: "SELECT * FROM base WHERE \(these)", count: paths.count)
+        return try Row.fetchAll(statement, arguments: arguments).map(Self.decode)
     }
 
     /// The revs recorded at `paths` (tombstones included; a path without a row is absent), in
@@ -76,7 +77,7 @@ public struct BaseStore: Sendable {
     }
 
     func remove(folder: String, path: String, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM base WHERE folder_id = ? AND path = ?", arguments: [folder, path])
+        try db.cachedStatement(sql: "DELETE FROM base WHERE folder_id = ? AND path = ?").execute(arguments: [folder, path])
     }
 
     /// A committed move: whatever was at `to` goes, and the live records at `from` and

@@ -77,7 +77,7 @@ struct DeleteIntentStore: Sendable {
     func drop(folder: String, paths: [String], in db: Database) throws {
         for slice in IndexSQL.slices(paths) {
             let (these, arguments) = IndexSQL.paths(slice, in: folder)
-            try db.execute(sql: "DELETE FROM delete_intents WHERE \(these)", arguments: arguments)
+            try IndexSQL.statement(db, sql: "DELETE FROM delete_intents WHERE \(these)", count: slice.count).execute(arguments: arguments)
         }
     }
 

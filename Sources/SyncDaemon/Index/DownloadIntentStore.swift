@@ -39,7 +39,7 @@ struct DownloadIntentStore: Sendable {
     func drop(folder: String, paths: [String], in db: Database) throws {
         for slice in IndexSQL.slices(paths) {
             let (these, arguments) = IndexSQL.paths(slice, in: folder)
-            try db.execute(sql: "DELETE FROM download_intents WHERE \(these)", arguments: arguments)
+            try IndexSQL.statement(db, sql: "DELETE FROM download_intents WHERE \(these)", count: slice.count).execute(arguments: arguments)
         }
     }
 

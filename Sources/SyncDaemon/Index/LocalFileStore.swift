@@ -31,7 +31,8 @@ public struct LocalFileStore: Sendable {
     /// The records of `paths` (those that have one), by path.
     func records(folder: String, paths: ArraySlice<String>, in db: Database) throws -> [LocalRecord] {
         let (these, arguments) = IndexSQL.paths(paths, in: folder)
-        return try Row.fetchAll(db, sql: "SELECT * FROM local_files WHERE \(these)", arguments: arguments).map(Self.decode)
+        let statement = try IndexSQL.statement(db, sql: "SELECT * FROM local_files WHERE \(these)", count: paths.count)
+        return try Row.fetchAll(statement, arguments: arguments).map(Self.decode)
     }
 
     /// How `put` wrote a record, which tells what the path's chunk listing needs
