@@ -27,8 +27,8 @@ extension Materializer {
         }
         if kind == .directory {
             if let expected {
-                // The very directory planned: one made anew at the path since (or a file now)
-                // is the user's, planned again.
+                // The very directory planned: anything else at the path now (a file, a
+                // directory made anew) is planned again.
                 switch source.lstat() {
                 case .missing: return []
                 case .found(let now) where now.kind == .directory && now.inode == expected.inode: break

@@ -162,30 +162,27 @@ extension RemoteApplier {
     /// stay there empty once that delete went through.
     private func notEmpty(_ delete: PendingDeletes.Delete, in run: [PendingDeletes.Delete], into done: inout RemovedRun) {
         let path = delete.entry.path
-        switch done.below(path) {
+        var below = done.below(path)
+        if below == nil {
+            do {
+                // (This run's own intents are there until it ends: only others count.)
+                let pending = try index.records.deletesPending(folder: folder, below: path).subtracting(run.map(\.entry.path))
+                if !pending.isEmpty { below = .notDone }
+            } catch {
+                keepFile(delete, moveFailed: Self.problem(error, path: path), into: &done)
+                return
+            }
+        }
+        switch below {
+        case nil:
+            done.notEmpty.append(delete)
         case .plannedAgain:
             let again = DaemonError(.changedMeanwhile, "not empty: a file below it changed meanwhile; planned again after it", path: path)
             keepFile(delete, moveFailed: again, into: &done)
-            return
         case .notDone:
-            keepFile(delete, moveFailed: DaemonError(.notEmpty, "not empty: a delete below it is not done; retried after it", path: path), into: &done)
-            return
-        case nil:
-            break
+            let kept = DaemonError(.notEmpty, "not empty: a delete below it is not done; retried after it", path: path)
+            keepFile(delete, moveFailed: kept, into: &done)
         }
-        let pending: Set<String>
-        do {
-            // (This run's own intents are there until it ends: only others count.)
-            pending = try index.records.deletesPending(folder: folder, below: path).subtracting(run.map(\.entry.path))
-        } catch {
-            keepFile(delete, moveFailed: Self.problem(error, path: path), into: &done)
-            return
-        }
-        guard pending.isEmpty else {
-            keepFile(delete, moveFailed: DaemonError(.notEmpty, "not empty: a delete below it is not done; retried after it", path: path), into: &done)
-            return
-        }
-        done.notEmpty.append(delete)
     }
 
     /// A file a recorded delete did not move: its records are put back (its intent dropped
