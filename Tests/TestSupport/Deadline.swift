@@ -1,8 +1,10 @@
 /// Polls `condition` until it holds or `timeout` passes; the deadline, not a
 /// fixed sleep, decides how long a test waits. An error the condition throws
-/// counts as "not yet" (the last one is named on timeout).
+/// counts as "not yet" (the last one is named on timeout). The default is generous:
+/// on a loaded 2-core machine a CI pass saw a `syncd` take 17 s from spawn to its
+/// first log line, and five tests time out at 20 s waiting for its control socket.
 public func eventually(
-    _ what: String, timeout: Duration = .seconds(20), poll: Duration = .milliseconds(20),
+    _ what: String, timeout: Duration = .seconds(60), poll: Duration = .milliseconds(20),
     _ condition: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout
