@@ -1,8 +1,9 @@
 /// Polls `condition` until it holds or `timeout` passes; the deadline, not a
 /// fixed sleep, decides how long a test waits. An error the condition throws
 /// counts as "not yet" (the last one is named on timeout). The default is generous:
-/// on a loaded 2-core machine a CI pass saw a `syncd` take 17 s from spawn to its
-/// first log line, and five tests time out at 20 s waiting for its control socket.
+/// on a loaded 2-core machine, five tests of one CI pass timed out at 20 s waiting for
+/// their `syncd`'s control socket, and each `syncd` logged its first line only at the
+/// end of that wait (then had its socket ready 0.1 s later).
 public func eventually(
     _ what: String, timeout: Duration = .seconds(60), poll: Duration = .milliseconds(20),
     _ condition: () async throws -> Bool
