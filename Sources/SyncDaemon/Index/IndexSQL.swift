@@ -18,13 +18,13 @@ enum IndexSQL {
         stride(from: 0, to: items.count, by: size).map { items[$0..<min($0 + size, items.count)] }
     }
 
-    /// A statement over `count` paths (`paths(_:in:)`): kept prepared for the few paths a
+    /// A statement over `count` paths (`paths(_:in:)`): kept prepared for the one path a
     /// single entry's reads name (planned one by one: a delete, a move, an entry applied alone),
     /// whose preparing took about a fifth of a receiving device's CPU in a run of deletes
     /// (GRDB's authorizer and region tracking run at each prepare); made anew for the many of
     /// a batch (one statement per count would be kept otherwise, up to 500 per table).
     static func statement(_ db: Database, sql: String, count: Int) throws -> Statement {
-        count <= 4 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+        count == 1 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
     }
 
     /// `?, ?, …` for an `IN (…)` of `count` values.
