@@ -10,8 +10,8 @@ struct PendingDeletes: Sendable {
         var entry: WireEntry
         /// What is removed from the disk (the planned local kind).
         var kind: EntryKind
-        /// What was at the path when it was planned: the trash move checks a file is still that
-        /// (a directory is removed only if empty).
+        /// What was at the path when it was planned: the trash move checks a file is still that,
+        /// and removes a directory only while it has this inode (and only if empty).
         var expected: FileStat
         /// The path's records then, put back if the file stays (written meanwhile, or a kill).
         var local: LocalRecord?
