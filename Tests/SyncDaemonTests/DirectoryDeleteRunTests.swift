@@ -61,12 +61,12 @@ struct DirectoryDeleteRunTests {
         case .nothing: break
         case .aNewFile:
             materializer.beforeTrashMove = {
-                FileManager.default.createFile(atPath: folder + "/d/new.txt", contents: Data("new".utf8))
+                #expect(FileManager.default.createFile(atPath: folder + "/d/new.txt", contents: Data("new".utf8)))
             }
         case .theFileCannotBeMoved:
             materializer.beforeTrashMove = {
                 try? FileManager.default.createDirectory(atPath: trash + "/" + stamp, withIntermediateDirectories: true)
-                FileManager.default.createFile(atPath: trash + "/" + stamp + "/d", contents: Data())
+                #expect(FileManager.default.createFile(atPath: trash + "/" + stamp + "/d", contents: Data()))
             }
         case .aFileBesideIsChowned:
             // (y goes first: children in descending order.)

@@ -1,4 +1,5 @@
 import Glibc
+import SyncCore
 
 /// A system call that failed, kept as the cause of a `DaemonError`.
 public struct SystemCallError: Error, Sendable, CustomStringConvertible {
@@ -33,6 +34,7 @@ extension DaemonError {
     /// The system error underneath (from the cause, or the nearest one for the code).
     public var errnoValue: Int32? {
         if let call = underlying as? SystemCallError { return call.errno }
+        if let read = underlying as? ChunkingError { return read.errno }
         if let inner = underlying as? DaemonError { return inner.errnoValue }
         switch code {
         case .symlinkInPath, .invalidPath: return ELOOP
@@ -44,6 +46,16 @@ extension DaemonError {
 
     /// The disk (or the user's quota) is full: worth retrying once space is freed.
     public var isDiskFull: Bool { errnoValue == ENOSPC || errnoValue == EDQUOT }
+
+    /// A failure of the moment, not of the path: the process or the system short of a
+    /// resource (file descriptors, memory), an interrupted or busy call, an I/O error, the
+    /// index unreadable for now. Worth trying again with a backoff: nothing about the path
+    /// will change to bring it back (a permission or a name would: their change is seen).
+    public var isPassing: Bool {
+        if code == .index { return true }
+        guard code == .io, let err = errnoValue else { return false }
+        return [EMFILE, ENFILE, ENOMEM, ENOBUFS, EAGAIN, EINTR, EBUSY, EIO, ETIMEDOUT].contains(err)
+    }
 
     /// Resolution beneath the root was refused (a symlink in the way, an invalid path):
     /// permanent, nothing was written.

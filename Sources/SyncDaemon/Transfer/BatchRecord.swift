@@ -7,9 +7,11 @@ import SyncClient
 /// (`JournalStore.finish`), whose waiters are answered at once. The queue keeps the
 /// waiters and its own state; this keeps the writes.
 struct BatchRecord {
-    /// Failed paths (shown, dropped until they change; waiters get the failure).
+    /// Failed paths (shown, dropped until they change; waiters get the failure). A failure
+    /// of the moment (`DaemonError.isPassing`) is not among them: it is tried again.
     var failed: [(path: String, error: DaemonError)] = []
-    /// Paths that run again (held, unstable, transient, deferred): their waiters wait for that run.
+    /// Paths that run again (held, unstable, transient, deferred, a passing failure): their
+    /// waiters wait for that run.
     var nextRun: [String] = []
     /// Why the transient paths could not be sent, when some could not.
     var transientError: RemoteError?
@@ -28,8 +30,17 @@ struct BatchRecord {
         let transient = result.paths { $0 == .transient }
         if !deferred.isEmpty { try index.journal.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
         if !held.isEmpty { try index.journal.hold(folder: folder, paths: held) }
+        var passing: [String] = []
         for (path, fate) in result.fates {
             guard case .failed(let error) = fate else { continue }
+            if error.isPassing {
+                // Out of file descriptors, the index busy: nothing about the path will change
+                // to bring it back, so it is not dropped but tried again with the backoff.
+                let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
+                try index.journal.reschedule(folder: folder, paths: [path], error: error, retryAt: Date().addingTimeInterval(delay))
+                passing.append(path)
+                continue
+            }
             try index.journal.fail(folder: folder, paths: [path], error: error)
             record.failed.append((path, error))
         }
@@ -57,7 +68,7 @@ struct BatchRecord {
                     retryAt: Date().addingTimeInterval(delay))
             }
         }
-        record.nextRun = held + unstable + landing + transient + deferred
+        record.nextRun = held + unstable + landing + transient + deferred + passing
         return record
     }
 }

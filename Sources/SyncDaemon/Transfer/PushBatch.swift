@@ -12,7 +12,9 @@ enum PathFate: Sendable, Equatable {
     case landing
     /// The server could not be reached (or answered 5xx): again with backoff.
     case transient
-    /// Cannot be sent (validation, an unreadable file): shown, and dropped until it changes.
+    /// Cannot be sent (validation, an unreadable file): shown, and dropped until it changes;
+    /// a failure of the moment (`DaemonError.isPassing`: out of file descriptors, an I/O
+    /// error) is shown and tried again with the backoff.
     case failed(DaemonError)
     /// A delete that waits for `syncctl approve-deletes`.
     case held

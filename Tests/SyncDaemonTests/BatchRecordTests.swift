@@ -1,0 +1,47 @@
+import Foundation
+import Glibc
+import SyncCore
+import Testing
+import TestSupport
+
+@testable import SyncDaemon
+
+/// What a push batch's unfinished paths leave in the journal, on a real index: a failure
+/// of the path is shown and dropped until the path changes; a failure of the moment (out
+/// of file descriptors, an I/O error, the index busy) is shown and tried again, since no
+/// change of the path would bring it back.
+struct BatchRecordTests {
+    @Test func aFailureOfTheMomentIsTriedAgainAndAFailureOfThePathIsDropped() throws {
+        let tmp = try TemporaryDirectory("batch-record")
+        defer { tmp.remove() }
+        let index = try IndexStore(path: tmp.path + "/index.sqlite")
+        let paths = ["denied", "emfile", "eio-read", "index"]
+        try index.journal.enqueue(folder: "f", paths: paths)
+        let ops = try index.journal.claim(folder: "f", limit: 10)
+        var result = PushBatchResult()
+        result.settle("denied", .failed(.io("open", "denied", EACCES)))
+        result.settle("emfile", .failed(.io("open", "emfile", EMFILE)))
+        result.settle(
+            "eio-read",
+            .failed(DaemonError(.io, "cannot read", path: "eio-read", underlying: ChunkingError(path: "eio-read", errno: EIO, operation: "read"))))
+        result.settle("index", .failed(DaemonError(.index, "the index could not be read: busy", path: "index")))
+        let before = Date()
+
+        let record = try BatchRecord.writeUnfinished(result, ops: ops, folder: "f", index: index, backoff: Backoff())
+
+        #expect(record.failed.map(\.path) == ["denied"])
+        #expect(Set(record.nextRun) == ["emfile", "eio-read", "index"])
+        #expect(try index.journal.pendingCount(folder: "f") == 3, "a failure of the moment left the journal")
+        let shown = Dictionary(uniqueKeysWithValues: try index.errors.list(folder: "f").map { ($0.path, $0) })
+        #expect(Set(shown.keys) == Set(paths), "every failure is shown")
+        #expect(shown["denied"]?.retryAt == nil)
+        for path in ["emfile", "eio-read", "index"] {
+            let retryAt = try #require(shown[path]?.retryAt, "\(path) is shown without a retry")
+            #expect(retryAt > before && retryAt < before.addingTimeInterval(61))
+        }
+        // Due once the backoff has passed (the first one is at most half a second).
+        let later = try index.journal.claim(folder: "f", limit: 10, now: Date().addingTimeInterval(61))
+        #expect(Set(later.map(\.path)) == ["emfile", "eio-read", "index"])
+        #expect(later.allSatisfy { $0.attempts == 1 })
+    }
+}
