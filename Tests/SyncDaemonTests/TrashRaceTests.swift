@@ -80,12 +80,16 @@ import TestSupport
 
     /// The directories a move to the trash returns for its barrier include those new trash
     /// directories were made in: fsynced, they keep a power cut from leaving the trashed file
-    /// in lost+found. A second move into the same directories returns only its two.
+    /// in lost+found; the trash root, the first time, and the directories made above it too. A
+    /// second move into the same directories returns only its two.
     @Test func aMoveToTheTrashReturnsTheParentsOfTheTrashDirectoriesItMade() throws {
         let layout = try Layout(trashElsewhere: false)
         defer { layout.remove() }
         try Data("second".utf8).write(to: URL(fileURLWithPath: layout.folder + "/sub/f.bin"))
-        let materializer = Materializer(root: layout.folder, trashRoot: layout.trash)
+        // A trash root not made yet, two levels below a directory that is there.
+        let state = layout.tmp.path + "/state"
+        let trashRoot = state + "/trash/docs"
+        let materializer = Materializer(root: layout.folder, trashRoot: trashRoot)
         let stamp = "20260101-000000-000"
         func inodes(_ handles: [DirectoryHandle]) -> Set<UInt64> { Set(handles.compactMap { $0.identity?.inode }) }
         func inode(_ path: String) throws -> UInt64 {
@@ -95,8 +99,12 @@ import TestSupport
         }
         let first = try materializer.moveToTrash("sub/e.bin", kind: .file, stamp: stamp, expected: layout.planned)
         let source = try inode(layout.folder + "/sub")
-        let bin = layout.trash + "/" + stamp
-        #expect(inodes(first) == [source, try inode(bin + "/sub"), try inode(bin), try inode(layout.trash)])
+        let bin = trashRoot + "/" + stamp
+        #expect(
+            inodes(first) == [
+                source, try inode(bin + "/sub"), try inode(bin), try inode(trashRoot), try inode(state + "/trash"),
+                try inode(state), try inode(layout.tmp.path),
+            ])
         guard case .found(let planned) = FolderRoot(layout.folder).lstat("sub/f.bin") else { throw TestFailure("no f.bin") }
         let second = try materializer.moveToTrash("sub/f.bin", kind: .file, stamp: stamp, expected: planned)
         #expect(inodes(second) == [source, try inode(bin + "/sub")])

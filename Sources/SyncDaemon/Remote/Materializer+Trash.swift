@@ -48,15 +48,11 @@ extension Materializer {
         }
         if let expected { try checkUnchanged(source, expected: expected) }
         beforeTrashMove?()
-        do {
-            try FileManager.default.createDirectory(atPath: trashRoot, withIntermediateDirectories: true)
-        } catch {
-            throw DaemonError(.io, "cannot create trash directory: \(error)", path: path, underlying: error)
-        }
         let destination: Located
         // The directories new trash directories were made in: the barrier makes those durable
         // too, or a power cut could leave a trashed file in lost+found.
         var made: [DirectoryHandle] = []
+        try makeTrashRoot(made: &made, for: path)
         do {
             destination = try FolderRoot(trashRoot).parent(of: stamp + "/" + path, create: true, made: &made)
         } catch {
@@ -94,6 +90,27 @@ extension Materializer {
         }
         guard unlinkat(moved.directory.fd, moved.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
         return [source.directory, destination.directory] + made
+    }
+
+    /// Makes the trash root (`<state_dir>/trash/<folder>`) and any missing directory above
+    /// it, adding to `made` each directory one was made in (its fsync makes the new one
+    /// durable). The state directory is the daemon's own: no containment rule applies.
+    func makeTrashRoot(made: inout [DirectoryHandle], for path: String) throws(DaemonError) {
+        var missing: [String] = []
+        var walked = trashRoot
+        var st = stat()
+        while !walked.isEmpty, walked != "/", lstat(walked, &st) != 0 {
+            guard errno == ENOENT else { throw .io("stat the trash", path) }
+            missing.append(walked)
+            walked = (walked as NSString).deletingLastPathComponent
+        }
+        for directory in missing.reversed() {
+            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw .io("create trash directory \(directory)", path) }
+            let parent = (directory as NSString).deletingLastPathComponent
+            let fd = Glibc.open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { throw .io("open \(parent)", path) }
+            made.append(DirectoryHandle(fd: fd))
+        }
     }
 
     /// Makes the entries of `path`'s directory durable (a file put back from the trash); a
