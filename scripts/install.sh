@@ -48,6 +48,11 @@ for tool in syncd syncctl sync-server; do
   "$prefix/bin/$tool" --generate-completion-script zsh > "$prefix/share/zsh/site-functions/_$tool"
   "$prefix/bin/$tool" --generate-completion-script fish > "$prefix/share/fish/vendor_completions.d/$tool.fish"
   "$tools/debug/generate-manual" "$prefix/bin/$tool" --output-directory "$manuals" >/dev/null
+  if ! grep -q '^\.Dt' "$manuals/$tool.1"; then
+    echo "error: the man page generated for $tool is not one: $(ls -l "$manuals/$tool.1" 2>&1)" >&2
+    head -c 400 "$manuals/$tool.1" >&2 || true
+    exit 1
+  fi
   install -m 0644 "$manuals/$tool.1" "$prefix/share/man/man1/$tool.1"
 done
 sed "s|/usr/local/bin/|$prefix/bin/|g" Config/systemd/syncd.service > "$prefix/lib/systemd/user/syncd.service"
