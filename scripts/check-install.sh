@@ -36,7 +36,7 @@ for tool in syncd syncctl sync-server; do
   page="$prefix/share/man/man1/$tool.1"
   # (No pipe: a CI run once failed here unexplained; what was there is printed if it does again.)
   grep -q '^\.Dt' "$page" \
-    || fail "no man page for $tool: $(ls -l "$page" 2>&1); it begins: $(head -c 400 "$page" 2>&1 | od -c | head -8)"
+    || fail "no man page for $tool: $(ls -l "$page" 2>&1); it begins: $(head -c 400 "$page" 2>/dev/null | od -c | head -8)"
 done
 grep -q "ExecStart=$prefix/bin/syncd" "$prefix/lib/systemd/user/syncd.service" || fail "the syncd unit does not run $prefix/bin/syncd"
 grep -q "ExecStart=$prefix/bin/sync-server" "$prefix/lib/systemd/system/sync-server.service" \

@@ -86,7 +86,7 @@ import TestSupport
         let layout = try Layout(trashElsewhere: false)
         defer { layout.remove() }
         try Data("second".utf8).write(to: URL(fileURLWithPath: layout.folder + "/sub/f.bin"))
-        // A trash root not made yet, two levels below a directory that is there.
+        // A trash root not made yet, nor the two directories above it.
         let state = layout.tmp.path + "/state"
         let trashRoot = state + "/trash/docs"
         let materializer = Materializer(root: layout.folder, trashRoot: trashRoot)

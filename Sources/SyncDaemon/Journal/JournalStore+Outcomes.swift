@@ -81,13 +81,26 @@ extension JournalStore {
     }
 
     /// Gives up on paths (permanent error): the error stays visible until the path changes again.
-    public func fail(folder: String, paths: [String], error: DaemonError) throws {
+    /// A path changed during the failed attempt (`dirty`: the user fixed a permission, say)
+    /// runs once more instead (its error shown until then); the paths that do are returned.
+    @discardableResult
+    public func fail(folder: String, paths: [String], error: DaemonError) throws -> Set<String> {
         try pool.write { db in
-            let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ?")
+            let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ? AND dirty = 0")
+            let rerun = try db.cachedStatement(sql: """
+                UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
+                WHERE folder_id = ? AND path = ? AND dirty = 1
+                """)
+            var again = Set<String>()
             for path in paths {
                 try errors.show(folder: folder, path: path, error: error, retryAt: nil, in: db)
                 try delete.execute(arguments: [folder, path])
+                if db.changesCount == 0 {
+                    try rerun.execute(arguments: [folder, path])
+                    if db.changesCount > 0 { again.insert(path) }
+                }
             }
+            return again
         }
     }
 

@@ -48,10 +48,32 @@ extension Materializer {
         }
         if let expected { try checkUnchanged(source, expected: expected) }
         beforeTrashMove?()
-        let destination: Located
         // The directories new trash directories were made in: the barrier makes those durable
-        // too, or a power cut could leave a trashed file in lost+found.
+        // too, or a power cut could leave a trashed file in lost+found. When nothing is moved
+        // into them after all, they are made durable now: nothing of this path's is in them,
+        // but a later move into them finds them there, and would not return them.
         var made: [DirectoryHandle] = []
+        let moved: [DirectoryHandle]
+        do {
+            moved = try moveIntoTrash(source, path: path, stamp: stamp, expected: expected, made: &made)
+        } catch {
+            try FileAssembler.syncRenames(in: made)
+            throw error
+        }
+        guard !moved.isEmpty else {
+            try FileAssembler.syncRenames(in: made)
+            return []
+        }
+        return moved + made
+    }
+
+    /// `moveToTrash` for a file or symlink once checked: returns the two directories whose
+    /// entries it changed (none when the file was gone already), and adds to `made` those new
+    /// trash directories were made in.
+    private func moveIntoTrash(
+        _ source: Located, path: String, stamp: String, expected: FileStat?, made: inout [DirectoryHandle]
+    ) throws(DaemonError) -> [DirectoryHandle] {
+        let destination: Located
         try makeTrashRoot(made: &made, for: path)
         do {
             destination = try FolderRoot(trashRoot).parent(of: stamp + "/" + path, create: true, made: &made)
@@ -75,7 +97,7 @@ extension Materializer {
             return []
         }
         if let expected { try putBackIfWritten(moved, to: source, expected: expected) }
-        guard staged else { return [source.directory, destination.directory] + made }
+        guard staged else { return [source.directory, destination.directory] }
         do {
             try copyAcrossDevices(moved, to: destination)
         } catch {
@@ -89,7 +111,7 @@ extension Materializer {
             throw DaemonError(error.code, error.message + leftover, path: path, underlying: error)
         }
         guard unlinkat(moved.directory.fd, moved.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
-        return [source.directory, destination.directory] + made
+        return [source.directory, destination.directory]
     }
 
     /// Makes the trash root (`<state_dir>/trash/<folder>`) and any missing directory above
@@ -105,11 +127,14 @@ extension Materializer {
             walked = (walked as NSString).deletingLastPathComponent
         }
         for directory in missing.reversed() {
-            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw .io("create trash directory \(directory)", path) }
+            // The parent is opened first: a directory made with no handle on its parent would
+            // never be made durable (a later move finds it there).
             let parent = (directory as NSString).deletingLastPathComponent
             let fd = Glibc.open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard fd >= 0 else { throw .io("open \(parent)", path) }
-            made.append(DirectoryHandle(fd: fd))
+            let handle = DirectoryHandle(fd: fd)
+            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw .io("create trash directory \(directory)", path) }
+            made.append(handle)
         }
     }
 

@@ -16,6 +16,12 @@ struct BatchRecord {
     /// Why the transient paths could not be sent, when some could not.
     var transientError: RemoteError?
 
+    /// Tries of a path failing for a reason of the moment (`DaemonError.isPassing`) before it
+    /// is shown as failed and dropped until it changes, as any other failure: with the push
+    /// backoff, about four minutes (a disk that keeps answering EIO is not read for ever, and
+    /// the folder then says `error`, not `syncing`).
+    static let passingPatience = 10
+
     /// Records `result` for `ops` (attempt counts for the backoff of transient paths).
     static func writeUnfinished(
         _ result: PushBatchResult, ops: [JournalOp], folder: String, index: IndexStore, backoff: Backoff
@@ -33,15 +39,20 @@ struct BatchRecord {
         var passing: [String] = []
         for (path, fate) in result.fates {
             guard case .failed(let error) = fate else { continue }
-            if error.isPassing {
+            let attempt = attempts[path] ?? 0
+            if error.isPassing && attempt < Self.passingPatience {
                 // Out of file descriptors, the index busy: nothing about the path will change
                 // to bring it back, so it is not dropped but tried again with the backoff.
-                let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
+                let delay = backoff.delay(afterAttempt: attempt, jitter: Double.random(in: 0..<1))
                 try index.journal.reschedule(folder: folder, paths: [path], error: error, retryAt: Date().addingTimeInterval(delay))
                 passing.append(path)
                 continue
             }
-            try index.journal.fail(folder: folder, paths: [path], error: error)
+            if try index.journal.fail(folder: folder, paths: [path], error: error).contains(path) {
+                // Changed during the attempt: it runs again, and its waiters wait for that run.
+                passing.append(path)
+                continue
+            }
             record.failed.append((path, error))
         }
         for path in unstable {

@@ -95,6 +95,8 @@ struct Preparer: Sendable {
         do {
             target = try located.readLink()
         } catch {
+            // Gone or replaced by another kind since the stat: look again shortly.
+            if error.isIO(ENOENT) || error.isIO(EINVAL) { return .unstable }
             return .failed(DaemonError(error.code, "cannot read link: \(error.message)", path: path, underlying: error.underlying))
         }
         let hash = Hashing.sha256Hex(Array(target.utf8))
@@ -126,7 +128,8 @@ struct Preparer: Sendable {
             return .failed(DaemonError(error.code, "cannot open: \(error.message)", path: path, underlying: error.underlying))
         }
         defer { close(fd) }
-        guard let before = FileStat.fstat(fd) else { return .failed(.io("fstat", path)) }
+        // (nil also for a kind not synced, a FIFO swapped in since the stat: look again.)
+        guard let before = FileStat.fstat(fd) else { return .unstable }
         guard before.kind == .file else { return .unstable }  // replaced since the stat: look again
         var bytes: [UInt8]? = nil
         let chunked: ChunkedFile
