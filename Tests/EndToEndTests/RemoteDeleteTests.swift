@@ -146,6 +146,34 @@ struct RemoteDeleteTests {
         #expect(trashed.count == 40, "\(trashed.count) files in alpha's trash")
     }
 
+    /// Alpha's trash is on another file system (a tmpfs): a file goes there by a rename to a
+    /// trash staging name beside it, then a copy. A real SIGKILL between the two: the next
+    /// start finds the delete done (its intent, the path empty), and moves the staged file to
+    /// the trash instead of removing it with the download staging files. The other deletes of
+    /// the run are applied again; nothing is committed; all 40 photos are in the trash, whole.
+    @Test func aKillDuringACopyToATrashElsewhereLosesNoTrashedFile() async throws {
+        let (two, original) = try await Self.photosSyncedAlphaStopped("deletes-trash-copy")
+        let trash = "/dev/shm/syncd-test-trash-\(UUID().uuidString.prefix(8))"
+        defer {
+            two.stop()
+            do { try FileManager.default.removeItem(atPath: trash) } catch { print("cannot remove \(trash): \(error)") }
+        }
+        try FileManager.default.createDirectory(atPath: trash, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: two.a.dir + "/state/trash", withDestinationPath: trash)
+        let revBefore = try await Self.betaDeletesThePhotos(two)
+        try await two.a.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "during-trash-copy:photos/p7.jpg"])
+        #expect(try await two.a.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
+        let staged = try FileManager.default.contentsOfDirectory(atPath: two.a.path("photos"))
+            .filter { $0.hasPrefix(".syncd-tmp-trash-") }
+        #expect(staged.count == 1, "p7 is not left under a trash staging name: \(staged)")
+
+        try await two.restartExpectingNothingCommitted(two.a, ["photos": Self.dir], revBefore: revBefore)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: two.a.path("photos")).isEmpty)
+        let trashed = try localTree(trash).filter { $0.value != Self.dir }
+        let photos = original.filter { $0.key != "photos" }
+        #expect(trashed.values.sorted() == photos.values.sorted(), "\(trashed.count) files in alpha's trash, \(photos.count) photos")
+    }
+
     /// Two devices with 40 photos synced (photos/p<i>.jpg), both idle, alpha stopped; and
     /// what both held then.
     static func photosSyncedAlphaStopped(_ name: String) async throws -> (TwoDevices, [String: String]) {

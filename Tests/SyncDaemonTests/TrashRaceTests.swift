@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import TestSupport
 
@@ -175,5 +176,35 @@ import TestSupport
         var st = stat()
         guard stat(path, &st) == 0 else { throw TestFailure("stat \(path): errno \(errno)") }
         return UInt64(st.st_dev)
+    }
+
+    /// A kill during the copy to a trash on another file system leaves the file under a trash
+    /// staging name beside its old place (its delete is done: its intent finds the path
+    /// empty). The next start moves it to the trash rather than removing it with the download
+    /// staging files, which it still removes.
+    @Test(arguments: [false, true])
+    func aFileLeftOnItsWayToTheTrashGoesThereAtTheNextStart(trashElsewhere: Bool) throws {
+        let layout = try Layout(trashElsewhere: trashElsewhere)
+        defer { layout.remove() }
+        let onItsWay = "sub/" + Materializer.trashStagingName(for: "e2.bin")
+        let download = "sub/" + Materializer.stagingName()
+        try Data("the deleted file".utf8).write(to: URL(fileURLWithPath: layout.folder + "/" + onItsWay))
+        try Data("half a download".utf8).write(to: URL(fileURLWithPath: layout.folder + "/" + download))
+        let index = try IndexStore(path: layout.tmp.path + "/index.sqlite")
+        let housekeeping = FolderHousekeeping(
+            folder: "f", root: FolderRoot(layout.folder), index: index, trash: Trash(root: layout.trash),
+            trashRetention: .seconds(60), logger: Logger(label: "trash-race-test"))
+
+        housekeeping.removeStagingFiles([onItsWay, download])
+
+        #expect(try layout.inSub() == ["e.bin"], "a staging file is left in the folder")
+        let kept = try FileManager.default.subpathsOfDirectory(atPath: layout.trash).filter {
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: layout.trash + "/" + $0, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+        #expect(kept.count == 1 && kept.first?.hasSuffix("/sub/e2.bin") == true, "in the trash: \(kept)")
+        if let path = kept.first {
+            #expect(try String(contentsOfFile: layout.trash + "/" + path, encoding: .utf8) == "the deleted file")
+        }
     }
 }

@@ -23,6 +23,9 @@ enum CrashPoint: String, Sendable {
     /// A run of remote deletes is recorded, and what comes before this path in it is moved to
     /// the trash (not durably yet); this path is not moved (a directory: not removed) yet.
     case beforeDeleteRemoved = "before-delete-removed"
+    /// A remote delete's file is on its way to a trash on another file system: renamed to a
+    /// trash staging name beside its old place, not copied to the trash yet.
+    case duringTrashCopy = "during-trash-copy"
     /// A run of remote deletes is moved to the trash and made durable; its intents are not
     /// dropped yet.
     case beforeDeletesDone = "before-deletes-done"

@@ -14,8 +14,8 @@ extension Materializer {
     /// Returns the directories whose entries it changed (for a barrier that makes the removal
     /// durable: `FileAssembler.syncRenames`).
     @discardableResult
-    func moveToTrash(_ path: String, kind: EntryKind, stamp: String, expected: FileStat? = nil) throws(DaemonError)
-        -> [DirectoryHandle]
+    func moveToTrash(_ path: String, kind: EntryKind, stamp: String, expected: FileStat? = nil, trashName: String? = nil)
+        throws(DaemonError) -> [DirectoryHandle]
     {
         let source: Located
         do {
@@ -55,7 +55,8 @@ extension Materializer {
         var made: [DirectoryHandle] = []
         let moved: [DirectoryHandle]
         do {
-            moved = try moveIntoTrash(source, path: path, stamp: stamp, expected: expected, made: &made)
+            let inTrash = trashName.map { name in source.sibling(name).relative } ?? path
+            moved = try moveIntoTrash(source, path: path, as: inTrash, stamp: stamp, expected: expected, made: &made)
         } catch {
             try FileAssembler.syncRenames(in: made)
             throw error
@@ -71,12 +72,12 @@ extension Materializer {
     /// entries it changed (none when the file was gone already), and adds to `made` those new
     /// trash directories were made in.
     private func moveIntoTrash(
-        _ source: Located, path: String, stamp: String, expected: FileStat?, made: inout [DirectoryHandle]
+        _ source: Located, path: String, as inTrash: String, stamp: String, expected: FileStat?, made: inout [DirectoryHandle]
     ) throws(DaemonError) -> [DirectoryHandle] {
         let destination: Located
         try makeTrashRoot(made: &made, for: path)
         do {
-            destination = try FolderRoot(trashRoot).parent(of: stamp + "/" + path, create: true, made: &made)
+            destination = try FolderRoot(trashRoot).parent(of: stamp + "/" + inTrash, create: true, made: &made)
         } catch {
             throw DaemonError(.io, "cannot create trash directory: \(error)", path: path, underlying: error)
         }
@@ -86,7 +87,7 @@ extension Materializer {
         var staged = false
         var done = source.rename(to: destination) == 0
         if !done && errno == EXDEV {
-            moved = source.sibling(Self.stagingName())
+            moved = source.sibling(Self.trashStagingName(for: source.name))
             staged = true
             done = source.rename(to: moved) == 0
         }
@@ -98,6 +99,7 @@ extension Materializer {
         }
         if let expected { try putBackIfWritten(moved, to: source, expected: expected) }
         guard staged else { return [source.directory, destination.directory] }
+        CrashPoint.reached(.duringTrashCopy, path: path)
         do {
             try copyAcrossDevices(moved, to: destination)
         } catch {

@@ -95,8 +95,31 @@ struct Materializer: Sendable {
     /// No system call per name (`UUID()` read /dev/urandom through an open, a read and a close
     /// for each; `UInt64.random` is one `getrandom` each: 10,000 for 10,000 downloaded files).
     static func stagingName() -> String {
+        Scanner.stagingPrefix + nextStagingNumber()
+    }
+
+    /// A staging name for a file on its way to a trash on another file system: the next
+    /// start moves such a file into the trash (a kill cut its copy short), where any other
+    /// staging file is removed. It carries the file's name when that fits in a name.
+    static func trashStagingName(for original: String) -> String {
+        let name = trashStagingPrefix + nextStagingNumber()
+        let named = name + "-" + original
+        return named.utf8.count <= Int(NAME_MAX) ? named : name
+    }
+
+    static let trashStagingPrefix = Scanner.stagingPrefix + "trash-"
+
+    /// The file's own name in a trash staging name (nil when it did not fit).
+    static func originalName(fromTrashStaging name: String) -> String? {
+        guard name.hasPrefix(trashStagingPrefix) else { return nil }
+        let rest = name.dropFirst(trashStagingPrefix.count)
+        guard rest.count > 17, rest.dropFirst(16).first == "-" else { return nil }
+        return String(rest.dropFirst(17))
+    }
+
+    private static func nextStagingNumber() -> String {
         let hex = String(stagingStart &+ stagingCount.add(1, ordering: .relaxed).newValue, radix: 16)
-        return Scanner.stagingPrefix + String(repeating: "0", count: 16 - hex.count) + hex
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     private static let stagingStart = UInt64.random(in: .min ... .max)

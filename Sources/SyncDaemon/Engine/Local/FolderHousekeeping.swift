@@ -82,9 +82,14 @@ struct FolderHousekeeping: Sendable {
     }
 
     /// Removes download staging files an interrupted run left in the folder (only an
-    /// interrupted run leaves these: no download runs before the first scan).
+    /// interrupted run leaves these: no download runs before the first scan); one on its
+    /// way to the trash goes there (`keepInTrash`).
     func removeStagingFiles(_ paths: [String]) {
         for path in paths {
+            if path.split(separator: "/").last?.hasPrefix(Materializer.trashStagingPrefix) == true {
+                keepInTrash(path)
+                continue
+            }
             do {
                 let staged = try root.parent(of: path)
                 if unlinkat(staged.directory.fd, staged.name, 0) != 0 && errno != ENOENT {
@@ -96,6 +101,27 @@ struct FolderHousekeeping: Sendable {
             } catch {
                 logger.warning("cannot remove a staging file", metadata: ["path": "\(path)", "error": "\(error)"])
             }
+        }
+    }
+
+    /// A file a remote delete was moving to a trash on another file system when the last stop
+    /// cut its copy short: the delete is done (its intent finds the path empty), and the file
+    /// goes to the trash now, under its own name (`interrupted-<staging name>` when that did
+    /// not fit in the staging name), rather than being lost with the staging files. (Left
+    /// where it is, with an error logged, when that fails: the next start tries again.)
+    func keepInTrash(_ path: String) {
+        let materializer = Materializer(root: root.path, trashRoot: trash.root, pin: root.pin)
+        let staged = String(path.split(separator: "/").last ?? "")
+        let name = Materializer.originalName(fromTrashStaging: staged)
+            ?? "interrupted-" + staged.dropFirst(Materializer.trashStagingPrefix.count)
+        do {
+            let changed = try materializer.moveToTrash(path, kind: .file, stamp: Trash.stamp(), trashName: name)
+            try FileAssembler.syncRenames(in: changed)
+            logger.warning(
+                "a file that a remote delete was moving to the trash when the last stop cut it short is now in the trash",
+                metadata: ["folder": "\(folder)", "path": "\(path)"])
+        } catch {
+            logger.error("cannot move a file left on its way to the trash", metadata: ["path": "\(path)", "error": "\(error)"])
         }
     }
 }
