@@ -147,11 +147,13 @@ struct RemoteDeleteTests {
     }
 
     /// Alpha's trash is on another file system (a tmpfs): a file goes there by a rename to a
-    /// trash staging name beside it, then a copy. A real SIGKILL between the two: the next
+    /// trash staging name beside it, then a copy (to a temporary name in the trash, renamed to
+    /// its own once durable). A real SIGKILL before the copy, or before that rename: the next
     /// start finds the delete done (its intent, the path empty), and moves the staged file to
     /// the trash instead of removing it with the download staging files. The other deletes of
     /// the run are applied again; nothing is committed; all 40 photos are in the trash, whole.
-    @Test func aKillDuringACopyToATrashElsewhereLosesNoTrashedFile() async throws {
+    @Test(arguments: ["before-trash-copy", "during-trash-copy"])
+    func aKillDuringACopyToATrashElsewhereLosesNoTrashedFile(cut: String) async throws {
         let (two, original) = try await Self.photosSyncedAlphaStopped("deletes-trash-copy")
         let trash = "/dev/shm/syncd-test-trash-\(UUID().uuidString.prefix(8))"
         defer {
@@ -161,7 +163,7 @@ struct RemoteDeleteTests {
         try FileManager.default.createDirectory(atPath: trash, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: two.a.dir + "/state/trash", withDestinationPath: trash)
         let revBefore = try await Self.betaDeletesThePhotos(two)
-        try await two.a.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "during-trash-copy:photos/p7.jpg"])
+        try await two.a.start(waitUntilRunning: false, environment: ["SYNCD_CRASH_POINT": "\(cut):photos/p7.jpg"])
         #expect(try await two.a.waitForExit(timeout: .seconds(60)), "the crash point did not fire")
         let staged = try FileManager.default.contentsOfDirectory(atPath: two.a.path("photos"))
             .filter { $0.hasPrefix(".syncd-tmp-trash-") }
@@ -172,6 +174,10 @@ struct RemoteDeleteTests {
         let trashed = try localTree(trash).filter { $0.value != Self.dir }
         let photos = original.filter { $0.key != "photos" }
         #expect(trashed.values.sorted() == photos.values.sorted(), "\(trashed.count) files in alpha's trash, \(photos.count) photos")
+        // Each under its own name, once (p7 in a stamp of its own; no copy of it cut short, nor
+        // whole, under its name in the run's stamp).
+        let names = trashed.keys.compactMap { $0.split(separator: "/").last.map(String.init) }
+        #expect(names.sorted() == photos.keys.compactMap { $0.split(separator: "/").last.map(String.init) }.sorted())
     }
 
     /// Two devices with 40 photos synced (photos/p<i>.jpg), both idle, alpha stopped; and

@@ -186,6 +186,7 @@ import TestSupport
     func aFileLeftOnItsWayToTheTrashGoesThereAtTheNextStart(trashElsewhere: Bool) throws {
         let layout = try Layout(trashElsewhere: trashElsewhere)
         defer { layout.remove() }
+        if trashElsewhere { #expect(try Self.device((layout.trash as NSString).deletingLastPathComponent) != Self.device(layout.folder), "the trash is not on another file system") }
         let onItsWay = "sub/" + Materializer.trashStagingName(for: "e2.bin")
         let download = "sub/" + Materializer.stagingName()
         try Data("the deleted file".utf8).write(to: URL(fileURLWithPath: layout.folder + "/" + onItsWay))
@@ -206,5 +207,48 @@ import TestSupport
         if let path = kept.first {
             #expect(try String(contentsOfFile: layout.trash + "/" + path, encoding: .utf8) == "the deleted file")
         }
+    }
+
+    /// A kill before the check that puts back a file written while it was moved leaves the
+    /// new version under the trash staging name. The next start tells it from the file the
+    /// delete planned by its intent (inode; size, mtime and mode as planned): the written one
+    /// goes back to its place, journaled (to be pushed: an edit beats a delete); the one as
+    /// planned goes to the trash; one with no intent too.
+    @Test func aFileWrittenBeforeTheKillGoesBackNotToTheTrash() throws {
+        let layout = try Layout(trashElsewhere: true)
+        defer { layout.remove() }
+        let index = try IndexStore(path: layout.tmp.path + "/index.sqlite")
+        let housekeeping = FolderHousekeeping(
+            folder: "f", root: FolderRoot(layout.folder), index: index, trash: Trash(root: layout.trash),
+            trashRetention: .seconds(60), logger: Logger(label: "trash-race-test"))
+        func leftOnItsWay(_ name: String, _ content: String) throws -> (String, FileStat) {
+            let path = "sub/" + Materializer.trashStagingName(for: name)
+            try Data(content.utf8).write(to: URL(fileURLWithPath: layout.folder + "/" + path))
+            guard case .found(let stat) = FolderRoot(layout.folder).lstat(path) else { throw TestFailure("no \(path)") }
+            return (path, stat)
+        }
+        func intent(_ path: String, planned stat: FileStat) -> DeleteIntent {
+            let local = LocalRecord(
+                path: path, kind: .file, inode: stat.inode, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs,
+                mode: stat.mode, contentHash: "h", chunks: [], symlinkTarget: nil)
+            return DeleteIntent(
+                entry: DeleteIntentTests.tombstone(path, rev: 2), inode: stat.inode, ctimeNs: stat.ctimeNs, previousLocal: local,
+                previousBase: nil)
+        }
+        let (written, writtenStat) = try leftOnItsWay("w.bin", "planned and then appended")
+        var planned = writtenStat
+        planned.size -= 13  // as it was when the delete was planned
+        let (asPlanned, asPlannedStat) = try leftOnItsWay("p.bin", "as planned")
+        let (noIntent, _) = try leftOnItsWay("n.bin", "no intent")
+        let intents = ["sub/w.bin": intent("sub/w.bin", planned: planned), "sub/p.bin": intent("sub/p.bin", planned: asPlannedStat)]
+
+        for path in [written, asPlanned, noIntent] { housekeeping.keepInTrash(path, intents: intents) }
+
+        #expect(try layout.inSub() == ["e.bin", "w.bin"])
+        #expect(try String(contentsOfFile: layout.folder + "/sub/w.bin", encoding: .utf8) == "planned and then appended")
+        #expect(try index.journal.claim(folder: "f", limit: 10).map(\.path) == ["sub/w.bin"], "the file put back is not journaled")
+        let trashed = try FileManager.default.subpathsOfDirectory(atPath: layout.trash).compactMap { $0.split(separator: "/").last }
+            .filter { $0.hasSuffix(".bin") }.sorted()
+        #expect(trashed == ["n.bin", "p.bin"])
     }
 }

@@ -25,6 +25,8 @@ enum CrashPoint: String, Sendable {
     case beforeDeleteRemoved = "before-delete-removed"
     /// A remote delete's file is on its way to a trash on another file system: renamed to a
     /// trash staging name beside its old place, not copied to the trash yet.
+    case beforeTrashCopy = "before-trash-copy"
+    /// The same, its bytes copied to a temporary name in the trash, not renamed to its own yet.
     case duringTrashCopy = "during-trash-copy"
     /// A run of remote deletes is moved to the trash and made durable; its intents are not
     /// dropped yet.

@@ -87,9 +87,16 @@ extension Materializer {
         var staged = false
         var done = source.rename(to: destination) == 0
         if !done && errno == EXDEV {
-            moved = source.sibling(Self.trashStagingName(for: source.name))
+            // Named after the file as it goes in the trash (a file left so by a kill is moved
+            // there by the next start, `FolderHousekeeping.keepInTrash`, under that name).
+            moved = source.sibling(Self.trashStagingName(for: destination.name))
             staged = true
             done = source.rename(to: moved) == 0
+            if !done && errno == ENAMETOOLONG {
+                // (A file system whose names are shorter than NAME_MAX: eCryptfs.)
+                moved = source.sibling(Self.trashStagingName(for: nil))
+                done = source.rename(to: moved) == 0
+            }
         }
         if !done {
             guard errno == ENOENT else { throw .io("move to trash", path) }
@@ -99,19 +106,19 @@ extension Materializer {
         }
         if let expected { try putBackIfWritten(moved, to: source, expected: expected) }
         guard staged else { return [source.directory, destination.directory] }
-        CrashPoint.reached(.duringTrashCopy, path: path)
+        CrashPoint.reached(.beforeTrashCopy, path: path)
         do {
-            try copyAcrossDevices(moved, to: destination)
+            try copyAcrossDevices(moved, to: destination, removing: path)
         } catch {
-            // Not in the trash (its file system full?): the partial copy goes, and the file back
-            // to its place, never left under a staging name that the next start removes.
-            let partial = unlinkat(destination.directory.fd, destination.name, 0) == 0 || errno == ENOENT
-            let leftover = partial ? "" : "; a partial copy stays in the trash"
+            // Not in the trash (its file system full?): the file goes back to its place, never
+            // left under a staging name.
             guard moved.renameNoReplace(to: source) == 0 else {
-                throw .io("cannot be copied to the trash (\(error)\(leftover)), and is kept as \(moved.relative)", path)
+                throw .io("cannot be copied to the trash (\(error)), and is kept as \(moved.relative)", path)
             }
-            throw DaemonError(error.code, error.message + leftover, path: path, underlying: error)
+            throw DaemonError(error.code, error.message, path: path, underlying: error)
         }
+        // The copy's name in the trash durable before the file goes from the folder.
+        guard fsync(destination.directory.fd) == 0 else { throw .io("fsync the trash", path) }
         guard unlinkat(moved.directory.fd, moved.name, 0) == 0 || errno == ENOENT else { throw .io("unlink", path) }
         return [source.directory, destination.directory]
     }
@@ -171,10 +178,28 @@ extension Materializer {
         throw DaemonError(.changedMeanwhile, "written while it was moved to the trash", path: origin.relative)
     }
 
-    /// The trash is on another file system: copy the file or link, never following it.
-    private func copyAcrossDevices(_ source: Located, to destination: Located) throws(DaemonError) {
+    /// The trash is on another file system: copy the file or link, never following it, under
+    /// a temporary name beside `destination`, durably, then renamed to it (never over anything
+    /// there). A kill mid-copy leaves no part of a file under a trashed file's name; what a
+    /// failure leaves is removed. `removed`: the path whose delete this is.
+    private func copyAcrossDevices(_ source: Located, to destination: Located, removing removed: String) throws(DaemonError) {
         let path = source.relative
         guard case .found(let stat) = source.lstat() else { return }
+        let temporary = destination.sibling(Self.stagingName())
+        do throws(DaemonError) {
+            try copy(source, stat: stat, to: temporary)
+            CrashPoint.reached(.duringTrashCopy, path: removed)
+            guard temporary.renameNoReplace(to: destination) == 0 else { throw DaemonError.io("rename into the trash", path) }
+        } catch {
+            guard unlinkat(temporary.directory.fd, temporary.name, 0) == 0 || errno == ENOENT else {
+                throw DaemonError(error.code, error.message + "; a partial copy stays in the trash", path: path, underlying: error)
+            }
+            throw error
+        }
+    }
+
+    private func copy(_ source: Located, stat: FileStat, to destination: Located) throws(DaemonError) {
+        let path = source.relative
         if stat.kind == .symlink {
             let target: String
             do { target = try source.readLink() } catch { throw error }

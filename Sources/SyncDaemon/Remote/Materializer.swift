@@ -101,8 +101,9 @@ struct Materializer: Sendable {
     /// A staging name for a file on its way to a trash on another file system: the next
     /// start moves such a file into the trash (a kill cut its copy short), where any other
     /// staging file is removed. It carries the file's name when that fits in a name.
-    static func trashStagingName(for original: String) -> String {
+    static func trashStagingName(for original: String?) -> String {
         let name = trashStagingPrefix + nextStagingNumber()
+        guard let original else { return name }
         let named = name + "-" + original
         return named.utf8.count <= Int(NAME_MAX) ? named : name
     }

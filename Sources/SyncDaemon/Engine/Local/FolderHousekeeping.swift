@@ -85,9 +85,20 @@ struct FolderHousekeeping: Sendable {
     /// interrupted run leaves these: no download runs before the first scan); one on its
     /// way to the trash goes there (`keepInTrash`).
     func removeStagingFiles(_ paths: [String]) {
+        var intents: [String: DeleteIntent]?
         for path in paths {
             if path.split(separator: "/").last?.hasPrefix(Materializer.trashStagingPrefix) == true {
-                keepInTrash(path)
+                do {
+                    let known = try intents ?? Dictionary(
+                        index.records.deleteIntents.left(folder: folder).intents.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+                    intents = known
+                    keepInTrash(path, intents: known)
+                } catch {
+                    // Not judged without the intents: left where it is, for the next start.
+                    logger.error("cannot read the remote deletes under way; a file on its way to the trash stays", metadata: [
+                        "folder": "\(folder)", "path": "\(path)", "error": "\(error)",
+                    ])
+                }
                 continue
             }
             do {
@@ -105,15 +116,28 @@ struct FolderHousekeeping: Sendable {
     }
 
     /// A file a remote delete was moving to a trash on another file system when the last stop
-    /// cut its copy short: the delete is done (its intent finds the path empty), and the file
-    /// goes to the trash now, under its own name (`interrupted-<staging name>` when that did
-    /// not fit in the staging name), rather than being lost with the staging files. (Left
-    /// where it is, with an error logged, when that fails: the next start tries again.)
-    func keepInTrash(_ path: String) {
+    /// cut it short (`intents`: the remote deletes an earlier process left, by path).
+    /// - Still the file the delete planned (its intent's inode, and the size, mtime and mode
+    ///   recorded when it was planned), or with no intent to say (a file replaced by a
+    ///   directory has none): the delete is done (its intent finds the path empty), and the
+    ///   file goes to the trash now, under its own name (`interrupted-<number>` when that did
+    ///   not fit in the staging name), rather than being lost with the staging files.
+    /// - Written since it was planned (the kill came before the check that puts such a file
+    ///   back): put back at its path, and journaled. Its intent then finds another ctime there
+    ///   and lets the delete stand; the push of the file undoes it (an edit beats a delete).
+    /// (Left where it is, with an error logged, when that fails: the next start tries again.)
+    func keepInTrash(_ path: String, intents: [String: DeleteIntent]) {
         let materializer = Materializer(root: root.path, trashRoot: trash.root, pin: root.pin)
         let staged = String(path.split(separator: "/").last ?? "")
-        let name = Materializer.originalName(fromTrashStaging: staged)
-            ?? "interrupted-" + staged.dropFirst(Materializer.trashStagingPrefix.count)
+        let original = Materializer.originalName(fromTrashStaging: staged)
+        let directory = path.split(separator: "/").dropLast().joined(separator: "/")
+        if let original, let originalPath = Optional(directory.isEmpty ? original : directory + "/" + original),
+            let intent = intents[originalPath], let planned = intent.previousLocal, case .found(let now) = root.lstat(path),
+            now.inode != intent.inode || now.size != planned.size || now.mtimeNs != planned.mtimeNs || now.mode != planned.mode
+        {
+            if putBack(path, to: originalPath) { return }
+        }
+        let name = original ?? "interrupted-" + staged.dropFirst(Materializer.trashStagingPrefix.count)
         do {
             let changed = try materializer.moveToTrash(path, kind: .file, stamp: Trash.stamp(), trashName: name)
             try FileAssembler.syncRenames(in: changed)
@@ -122,6 +146,32 @@ struct FolderHousekeeping: Sendable {
                 metadata: ["folder": "\(folder)", "path": "\(path)"])
         } catch {
             logger.error("cannot move a file left on its way to the trash", metadata: ["path": "\(path)", "error": "\(error)"])
+        }
+    }
+
+    /// A written file left on its way to the trash, back at its path (never over anything
+    /// there), and journaled; false when it cannot go back (then it goes to the trash).
+    private func putBack(_ path: String, to originalPath: String) -> Bool {
+        do {
+            let staged = try root.parent(of: path)
+            let target = try root.parent(of: originalPath)
+            guard staged.renameNoReplace(to: target) == 0 else {
+                logger.warning(
+                    "a file written while a remote delete moved it cannot go back to its place (something is there): it goes to the trash",
+                    metadata: ["folder": "\(folder)", "path": "\(originalPath)", "error": "\(String(cString: strerror(errno)))"])
+                return false
+            }
+            try FileAssembler.syncRenames(in: [target.directory])
+            try index.journal.enqueue(folder: folder, paths: [originalPath])
+            logger.warning(
+                "a file written while a remote delete moved it, when the last stop cut that short, is back at its place",
+                metadata: ["folder": "\(folder)", "path": "\(originalPath)"])
+            return true
+        } catch {
+            logger.error("cannot put back a file written while a remote delete moved it", metadata: [
+                "folder": "\(folder)", "path": "\(originalPath)", "error": "\(error)",
+            ])
+            return true  // (where it is now: in its place, or still staged for the next start)
         }
     }
 }
