@@ -247,13 +247,24 @@ struct Materializer: Sendable {
             }
         }
         guard case .found(let ready) = source.lstat() else { throw .io("stat", from) }
+        // A write since the check that changed the size: not the file planned, planned again.
+        // (One of the same size is not seen here: the mtime just given, which a file system
+        // may round, hides it.)
+        guard ready.inode == expected.inode, ready.size == expected.size else {
+            throw DaemonError(.changedMeanwhile, "written while it was moved", path: from)
+        }
         beforeRename(ready)
         guard source.renameNoReplace(to: target) == 0 else {
             if errno == EEXIST { throw DaemonError(.changedMeanwhile, "created meanwhile", path: to) }
             throw .io("rename", to)
         }
         guard case .found(let stat) = target.lstat() else { throw .io("stat", to) }
-        return (stat, [source.directory, target.directory])
+        // Written to since `ready`: the stat before the rename is what is known to hold the
+        // planned bytes; recorded, its ctime never matches, and the next look (the write's own
+        // events are journaled) reads the file again. The stat after it would match the
+        // user's bytes with the remote content's hash, and nothing would read them again.
+        let same = stat.inode == ready.inode && stat.size == ready.size && stat.mtimeNs == ready.mtimeNs
+        return (same ? stat : ready, [source.directory, target.directory])
     }
 
     /// Renames `path` to `other` in the folder (conflict copies).

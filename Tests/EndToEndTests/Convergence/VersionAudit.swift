@@ -19,7 +19,9 @@ struct TrackedVersion: Sendable, Equatable {
 /// server already held it when another device's change replaced it here.
 /// What is not guaranteed: a version the same device overwrote, truncated,
 /// appended to or deleted before it was uploaded (coalescing may rightly skip
-/// it), so those are not tracked at all.
+/// it), so those are not tracked at all; nor one written through a descriptor opened just
+/// before a download renamed a new version over the path (it went to the replaced file,
+/// outside the folder: `WorkloadApplier` sees the file unlinked, seed 4195799560).
 ///
 /// After quiescence a tracked version must be found
 ///   1. in the final tree at one of its lineage paths, or

@@ -96,7 +96,15 @@ struct WorkloadApplier {
             guard n > 0 else { return .done(note: "write failed: \(Self.error("write"))") }
             done += n
         }
-        return readBack(fd)
+        let written = readBack(fd)
+        // A download renamed over the path while this wrote (it opened the file before the
+        // rename): what it wrote went to a file no longer in the folder, which no sync can
+        // keep. Not tracked as a version (`VersionAudit`).
+        var now = stat()
+        if fstat(fd, &now) == 0, now.st_nlink == 0 {
+            return .done(note: "wrote a file a download replaced meanwhile")
+        }
+        return written
     }
 
     private func readBack(_ fd: Int32) -> ApplyOutcome {
