@@ -27,10 +27,7 @@ extension JournalStore {
                 try lookAgain.execute(arguments: [folder, path, now, now + Double(i + 1) * 1e-6])
             }
             // A rerun pushes the path's state as it is then: the move (if any) is done.
-            let rerun = try db.cachedStatement(sql: """
-                UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
-                WHERE folder_id = ? AND path = ? AND dirty = 1 RETURNING path
-                """)
+            let rerun = try db.cachedStatement(sql: Self.rerunDirty + " RETURNING path")
             var again = outdated.subtracting(done)
             // Clean rows end here, a few hundred per statement; a dirty one (the only kind the
             // deletes leave) goes back to pending for one more run.
@@ -81,16 +78,20 @@ extension JournalStore {
     }
 
     /// Gives up on paths (permanent error): the error stays visible until the path changes again.
+    /// A path changed during its attempt (`dirty`) goes back to pending for one more run,
+    /// which pushes its state as it is then (the move, if any, is done).
+    private static let rerunDirty = """
+        UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
+        WHERE folder_id = ? AND path = ? AND dirty = 1
+        """
+
     /// A path changed during the failed attempt (`dirty`: the user fixed a permission, say)
     /// runs once more instead (its error shown until then); the paths that do are returned.
     @discardableResult
     public func fail(folder: String, paths: [String], error: DaemonError) throws -> Set<String> {
         try pool.write { db in
             let delete = try db.cachedStatement(sql: "DELETE FROM journal WHERE folder_id = ? AND path = ? AND dirty = 0")
-            let rerun = try db.cachedStatement(sql: """
-                UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
-                WHERE folder_id = ? AND path = ? AND dirty = 1
-                """)
+            let rerun = try db.cachedStatement(sql: Self.rerunDirty)
             var again = Set<String>()
             for path in paths {
                 try errors.show(folder: folder, path: path, error: error, retryAt: nil, in: db)

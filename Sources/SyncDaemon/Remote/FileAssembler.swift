@@ -132,8 +132,7 @@ struct FileAssembler: Sendable {
         guard case .found(let final) = target.lstat() else { throw DaemonError.io("stat", path) }
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
-        let same = final.inode == staged.inode && final.size == staged.size && final.mtimeNs == staged.mtimeNs
-        return (same ? final : staged, fetched, chunkLengths, target.directory)
+        return (final.isUnwritten(since: staged) ? final : staged, fetched, chunkLengths, target.directory)
     }
 
     /// `bytes` if they hash to `hash`: a chunk from the network is written only once checked.

@@ -263,8 +263,7 @@ struct Materializer: Sendable {
         // planned bytes; recorded, its ctime never matches, and the next look (the write's own
         // events are journaled) reads the file again. The stat after it would match the
         // user's bytes with the remote content's hash, and nothing would read them again.
-        let same = stat.inode == ready.inode && stat.size == ready.size && stat.mtimeNs == ready.mtimeNs
-        return (same ? stat : ready, [source.directory, target.directory])
+        return (stat.isUnwritten(since: ready) ? stat : ready, [source.directory, target.directory])
     }
 
     /// Renames `path` to `other` in the folder (conflict copies).

@@ -47,3 +47,11 @@ public struct FileStat: Sendable, Equatable {
         return FileStat(st)
     }
 }
+
+extension FileStat {
+    /// The same file with no write since `other` as far as a stat can tell (inode, size,
+    /// mtime; not the ctime, which a rename changes).
+    func isUnwritten(since other: FileStat) -> Bool {
+        inode == other.inode && size == other.size && mtimeNs == other.mtimeNs
+    }
+}

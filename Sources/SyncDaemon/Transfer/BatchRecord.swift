@@ -36,15 +36,18 @@ struct BatchRecord {
         let transient = result.paths { $0 == .transient }
         if !deferred.isEmpty { try index.journal.release(folder: folder, paths: deferred, forgetMove: forgetMove) }
         if !held.isEmpty { try index.journal.hold(folder: folder, paths: held) }
+        // Again once the backoff for the op's tries so far has passed, the error shown meanwhile.
+        func retryWithBackoff(_ path: String, _ error: DaemonError) throws {
+            let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
+            try index.journal.reschedule(folder: folder, paths: [path], error: error, retryAt: Date().addingTimeInterval(delay))
+        }
         var passing: [String] = []
         for (path, fate) in result.fates {
             guard case .failed(let error) = fate else { continue }
-            let attempt = attempts[path] ?? 0
-            if error.isPassing && attempt < Self.passingPatience {
+            if error.isPassing && (attempts[path] ?? 0) < Self.passingPatience {
                 // Out of file descriptors, the index busy: nothing about the path will change
                 // to bring it back, so it is not dropped but tried again with the backoff.
-                let delay = backoff.delay(afterAttempt: attempt, jitter: Double.random(in: 0..<1))
-                try index.journal.reschedule(folder: folder, paths: [path], error: error, retryAt: Date().addingTimeInterval(delay))
+                try retryWithBackoff(path, error)
                 passing.append(path)
                 continue
             }
@@ -73,10 +76,7 @@ struct BatchRecord {
             let error = result.transientError ?? RemoteError(kind: .transient, code: "unknown", message: "the server could not be reached")
             record.transientError = error
             for path in transient {
-                let delay = backoff.delay(afterAttempt: attempts[path] ?? 0, jitter: Double.random(in: 0..<1))
-                try index.journal.reschedule(
-                    folder: folder, paths: [path], error: DaemonError(.serverUnreachable, error.description, underlying: error),
-                    retryAt: Date().addingTimeInterval(delay))
+                try retryWithBackoff(path, DaemonError(.serverUnreachable, error.description, underlying: error))
             }
         }
         record.nextRun = held + unstable + landing + transient + deferred + passing

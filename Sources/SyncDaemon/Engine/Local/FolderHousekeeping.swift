@@ -131,8 +131,8 @@ struct FolderHousekeeping: Sendable {
         let staged = String(path.split(separator: "/").last ?? "")
         let original = Materializer.originalName(fromTrashStaging: staged)
         let directory = path.split(separator: "/").dropLast().joined(separator: "/")
-        if let original, let originalPath = Optional(directory.isEmpty ? original : directory + "/" + original),
-            let intent = intents[originalPath], let planned = intent.previousLocal, case .found(let now) = root.lstat(path),
+        let originalPath = original.map { directory.isEmpty ? $0 : directory + "/" + $0 }
+        if let originalPath, let intent = intents[originalPath], let planned = intent.previousLocal, case .found(let now) = root.lstat(path),
             now.inode != intent.inode || now.size != planned.size || now.mtimeNs != planned.mtimeNs || now.mode != planned.mode
         {
             if putBack(path, to: originalPath) { return }
