@@ -12,9 +12,8 @@ import TestSupport
 /// change of the path would bring it back.
 struct BatchRecordTests {
     @Test func aFailureOfTheMomentIsTriedAgainAndAFailureOfThePathIsDropped() throws {
-        let tmp = try TemporaryDirectory("batch-record")
+        let (index, tmp) = try JournalTests.store()
         defer { tmp.remove() }
-        let index = try IndexStore(path: tmp.path + "/index.sqlite")
         let paths = ["denied", "emfile", "eio-read", "index"]
         try index.journal.enqueue(folder: "f", paths: paths)
         let ops = try index.journal.claim(folder: "f", limit: 10)
@@ -49,9 +48,8 @@ struct BatchRecordTests {
     /// A failure of the moment that does not pass (a disk that keeps answering EIO) is tried
     /// `passingPatience` times with a growing backoff, then shown and dropped as any other.
     @Test func aFailureOfTheMomentThatLastsIsDroppedAfterItsTries() throws {
-        let tmp = try TemporaryDirectory("batch-record-patience")
+        let (index, tmp) = try JournalTests.store()
         defer { tmp.remove() }
-        let index = try IndexStore(path: tmp.path + "/index.sqlite")
         try index.journal.enqueue(folder: "f", paths: ["bad-sector"])
         var result = PushBatchResult()
         result.settle("bad-sector", .failed(.io("read", "bad-sector", EIO)))
@@ -78,9 +76,8 @@ struct BatchRecordTests {
     /// A corrupt index row is not a failure of the moment; a path changed during its failed
     /// attempt (a permission fixed) runs once more instead of being dropped.
     @Test func aCorruptRowIsDroppedAndAPathChangedDuringItsFailureRunsAgain() throws {
-        let tmp = try TemporaryDirectory("batch-record-corrupt")
+        let (index, tmp) = try JournalTests.store()
         defer { tmp.remove() }
-        let index = try IndexStore(path: tmp.path + "/index.sqlite")
         try index.journal.enqueue(folder: "f", paths: ["corrupt", "fixed"])
         let ops = try index.journal.claim(folder: "f", limit: 10)
         try index.journal.enqueue(folder: "f", paths: ["fixed"])  // its chmod's event, during the attempt
