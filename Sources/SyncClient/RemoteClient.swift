@@ -19,10 +19,11 @@ public actor RemoteClient {
     /// Paces the chunk bytes sent and received (`upload_limit`, `download_limit`).
     public let bandwidth: BandwidthLimits
 
-    /// The process's HTTP client. The pool retries a failed connection for at
-    /// most 5 s (its connect timeout) rather than until each request's own
-    /// deadline (up to 300 s for a chunk): a server that is down fails requests
-    /// within seconds, and the engine's backoff decides when to try again.
+    /// The process's HTTP client. A connection that cannot be made fails the requests
+    /// waiting for it (refused at once; unanswered after 5 s, its connect timeout), rather
+    /// than the pool retrying until each request's own deadline (up to 300 s for a chunk):
+    /// a server that is down fails requests within seconds, and the engine's backoff
+    /// decides when to try again (see `baseConfiguration`).
     public static let sharedHTTP = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: baseConfiguration)
 
     public init(

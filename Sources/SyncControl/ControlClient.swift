@@ -71,6 +71,10 @@ public struct ControlClient: Sendable {
         try decode(FolderActionReply.self, try await request(.POST, "/v1/rescan" + query(folder)))
     }
 
+    public func retry(folder: String?) async throws(Failure) -> RetryReply {
+        try decode(RetryReply.self, try await request(.POST, "/v1/retry" + query(folder)))
+    }
+
     /// Returns once the folder (or every folder) is in sync as of the call, or is stuck, or
     /// `timeout` passed (nil: no limit).
     public func wait(folder: String?, timeout: Duration?) async throws(Failure) -> WaitReply {

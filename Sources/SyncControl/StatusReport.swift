@@ -128,6 +128,17 @@ public struct FolderActionReply: Codable, Sendable, Equatable {
     public init(folders: [String]) { self.folders = folders }
 }
 
+/// Answer of `retry`: the folders, and how many paths' pushes or remote changes are tried
+/// again now.
+public struct RetryReply: Codable, Sendable, Equatable {
+    public var folders: [String]
+    public var paths: Int
+    public init(folders: [String], paths: Int) {
+        self.folders = folders
+        self.paths = paths
+    }
+}
+
 /// Answer of `approve-deletes`.
 public struct ApprovalReply: Codable, Sendable, Equatable {
     public var folders: [String]

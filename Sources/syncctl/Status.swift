@@ -130,6 +130,27 @@ struct Rescan: AsyncParsableCommand {
     }
 }
 
+struct Retry: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Tries again now what waits for a retry: the server asked again, failed pushes and remote changes tried again.",
+        discussion: """
+            For when the cause is gone and the next retry is far off: the server is back, an admin \
+            granted the folder, space was freed, a file the server refused may now go up. What \
+            fails again is shown again, its backoff started over.
+            """)
+    @OptionGroup var daemon: DaemonOptions
+    @ParentCommand var root: Syncctl
+    @Argument(help: "Folder id; all folders when omitted.") var folder: String?
+
+    func run() async throws {
+        do {
+            let reply = try await daemon.client(inheriting: root.daemon).retry(folder: folder)
+            let paths = reply.paths == 1 ? "1 path" : "\(reply.paths) paths"
+            Exit.out("retrying now: " + reply.folders.joined(separator: ", ") + " (\(paths))")
+        } catch let failure as ControlClient.Failure { Exit.fail(failure) }
+    }
+}
+
 struct Conflicts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Lists the conflict copies syncd made (they hold this device's version).")
     @OptionGroup var daemon: DaemonOptions

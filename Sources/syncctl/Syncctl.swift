@@ -14,7 +14,7 @@ struct Syncctl: AsyncParsableCommand {
             not reachable; 3 waiting (offline, paused, deletes held, out of time).
             """,
         version: ProductVersion.current,
-        subcommands: [Status.self, Wait.self, Explain.self, History.self, Log.self, Pause.self, Resume.self, Rescan.self, Conflicts.self, Deletes.self, ApproveDeletes.self, RejectDeletes.self, Restore.self])
+        subcommands: [Status.self, Wait.self, Explain.self, History.self, Log.self, Pause.self, Resume.self, Rescan.self, Retry.self, Conflicts.self, Deletes.self, ApproveDeletes.self, RejectDeletes.self, Restore.self])
 
     /// `syncctl --config FILE status`: the contract puts these before the verb.
     @OptionGroup var daemon: DaemonOptions

@@ -14,19 +14,7 @@ struct NotGrantedTests {
         let server = try ServerProcess(dir: try tmp.sub("server"))
         defer { server.stop() }
         let credential = try server.provision(folder: "docs", device: "alpha")
-        try server.admin(["folder", "add", "shared"])
-        try await server.start()
-        let otherPath = try tmp.sub("shared")
-        let daemon = try DaemonProcess(
-            dir: try tmp.sub("alpha"), folderID: "docs", serverURL: server.url, credential: credential,
-            extraFolderConfig: """
-
-                [[folder]]
-                id = "shared"
-                path = "\(otherPath)"
-                settle = "50ms"
-                """)
-        try await daemon.start()
+        let (daemon, otherPath) = try await Self.startWithSharedFolder(tmp: tmp, server: server, credential: credential)
         let started = ContinuousClock.now
         defer { daemon.stop() }
         var shown: PathErrorStatus?
@@ -63,5 +51,71 @@ struct NotGrantedTests {
             let folder = try await daemon.control.status().folders.first { $0.id == "shared" }
             return folder?.state == .idle && folder?.errors.isEmpty == true
         }
+    }
+
+    /// `syncctl retry` once the admin granted the folder: the daemon asks again at once, not
+    /// at the retry time it shows (seconds away by then), and what waited goes up.
+    @Test func aRetryAsksAgainAtOnceOnceGranted() async throws {
+        let tmp = try TemporaryDirectory("not-granted-retry")
+        defer { tmp.remove() }
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        defer { server.stop() }
+        let credential = try server.provision(folder: "docs", device: "alpha")
+        let (daemon, otherPath) = try await Self.startWithSharedFolder(tmp: tmp, server: server, credential: credential)
+        defer { daemon.stop() }
+        try writeFile(otherPath + "/early.txt", "made before the grant")
+        // Refused a few times, until the next ask is at least 10 s away (5 s, 10, 20… apart).
+        var nextAsk = Date.distantPast
+        try await eventually("the next ask is at least 10 s away", timeout: .seconds(90)) {
+            let folder = try await daemon.control.status().folders.first { $0.id == "shared" }
+            let shown = folder?.errors.first { $0.code == "not_granted" }
+            guard let text = shown?.retryAt, (folder?.pendingUploads ?? 0) > 0 else { return false }
+            nextAsk = try Date(text, strategy: .iso8601)
+            return nextAsk.timeIntervalSinceNow >= 10
+        }
+        #expect(try server.admin(["folder", "grant", "shared", "--device", "alpha"]).isEmpty)
+
+        let retried = try daemon.syncctl("retry", "shared")
+        #expect(retried.status == 0 && retried.out.hasPrefix("retrying now: shared"), "\(retried)")
+        let client = server.client(credential: credential)
+        let untilAsk = Duration.seconds(nextAsk.timeIntervalSinceNow - 1)
+        do {
+            try await eventually("early.txt is on the server before the daemon would have asked by itself", timeout: untilAsk) {
+                let entries = try await client.changes(folder: "shared", since: 0, limit: 10).entries
+                return entries.contains { $0.path == "early.txt" && !$0.deleted }
+            }
+        } catch {
+            Issue.record("syncd's log:\n\(daemon.log.split(separator: "\n").suffix(30).joined(separator: "\n"))")
+            throw error
+        }
+        // And shown as settled at once: the first ask after a refusal is no 25 s long-poll.
+        try await eventually("the error is gone before the daemon would have asked by itself", timeout: .seconds(nextAsk.timeIntervalSinceNow - 1)) {
+            let folder = try await daemon.control.status().folders.first { $0.id == "shared" }
+            return folder?.state == .idle && folder?.errors.isEmpty == true
+        }
+        // A folder with nothing waiting: nothing to retry.
+        let none = try daemon.syncctl("retry", "docs")
+        #expect(none.status == 0 && none.out == "retrying now: docs (0 paths)\n", "\(none)")
+    }
+
+    /// A server with folders `docs` (granted to the credential's device) and `shared` (not),
+    /// and alpha's daemon syncing both.
+    static func startWithSharedFolder(
+        tmp: TemporaryDirectory, server: ServerProcess, credential: String
+    ) async throws -> (DaemonProcess, String) {
+        try server.admin(["folder", "add", "shared"])
+        try await server.start()
+        let otherPath = try tmp.sub("shared")
+        let daemon = try DaemonProcess(
+            dir: try tmp.sub("alpha"), folderID: "docs", serverURL: server.url, credential: credential,
+            extraFolderConfig: """
+
+                [[folder]]
+                id = "shared"
+                path = "\(otherPath)"
+                settle = "50ms"
+                """)
+        try await daemon.start()
+        return (daemon, otherPath)
     }
 }

@@ -115,7 +115,7 @@ struct JournalTests {
     @Test func aFinishedPushLeavesAnInterruptedDeletesError() throws {
         let (index, tmp) = try Self.store()
         defer { tmp.remove() }
-        try index.errors.show(folder: "f", path: "a", error: DaemonError(.interrupted, "moved to the trash, perhaps not durably"))
+        try index.errors.show(folder: "f", path: "a", error: DaemonError(.interrupted, "moved to the trash, perhaps not durably"), origin: .remote)
         try index.journal.enqueue(folder: "f", paths: ["a"])
         _ = try index.journal.claim(folder: "f", limit: 1)
         _ = try index.journal.finish(folder: "f", done: ["a"], update: .empty)

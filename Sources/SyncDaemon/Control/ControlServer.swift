@@ -61,6 +61,9 @@ enum ControlServer {
         router.post("/v1/rescan") { request, _ in
             try json(FolderActionReply(folders: try await daemon.rescan(folder: request.uri.queryParameters["folder"].map(String.init))))
         }
+        router.post("/v1/retry") { request, _ in
+            try json(try await daemon.retry(folder: request.uri.queryParameters["folder"].map(String.init)))
+        }
         router.post("/v1/wait") { request, _ in
             let query = request.uri.queryParameters
             var timeout = Duration.seconds(365 * 86_400)
@@ -165,6 +168,14 @@ final class DaemonState: Sendable {
         let chosen = try choose(folder)
         for engine in chosen { await engine.rescanNow() }
         return chosen.map(\.id)
+    }
+
+    /// What waits out a backoff in each chosen folder is tried now.
+    func retry(folder: String?) async throws -> RetryReply {
+        let chosen = try choose(folder)
+        var paths = 0
+        for engine in chosen { paths += try await engine.retryNow() }
+        return RetryReply(folders: chosen.map(\.id), paths: paths)
     }
 
     /// `syncctl wait`: the chosen folders wait side by side, each until it is in sync, stuck,

@@ -17,6 +17,19 @@ extension FolderEngine {
         await scanner.fullScan()
     }
 
+    /// `syncctl retry`: what waits out a backoff is tried now, and paths whose push failed
+    /// for good are pushed once more (see `JournalStore.retryNow`); returns how many paths.
+    /// Remote changes the device refused (a name it cannot take) are not: the server's feed
+    /// has moved past them; a new revision of the path brings them again.
+    public func retryNow() async throws -> Int {
+        let pushes = try index.journal.retryNow(folder: id)
+        let remote = try index.retries.retryNow(folder: id)
+        logger.info("retry asked for", metadata: ["folder": "\(id)", "pushes": "\(pushes)", "remote": "\(remote)"])
+        await feed.retryNow()
+        await queue.retryNow()
+        return pushes + remote
+    }
+
     /// `syncctl approve-deletes`: the held delete wave goes ahead (other devices then apply
     /// it without asking, into their trash).
     public func approveDeletes() async throws -> Int {

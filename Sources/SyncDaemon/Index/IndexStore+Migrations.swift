@@ -132,6 +132,11 @@ extension IndexStore {
             // directory is matched by its inode alone; 0 for rows written before, all files).
             try db.execute(sql: "ALTER TABLE delete_intents ADD COLUMN directory INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v13-path-error-origin") { db in
+            // Which side an error came from (`PathErrorStore.Origin`: 'push' or 'remote'; NULL
+            // for rows written before): `syncctl retry` pushes again the paths whose push failed.
+            try db.execute(sql: "ALTER TABLE path_errors ADD COLUMN origin TEXT")
+        }
         return migrator
     }
 }

@@ -34,19 +34,27 @@ public struct PathErrorStore: Sendable {
         }
     }
 
+    /// Which side of the sync an error came from.
+    enum Origin: String {
+        /// A push of the path (the journal's outcome): pushing it again is a retry.
+        case push
+        /// A remote entry that could not be applied (kept for a retry, or refused).
+        case remote
+    }
+
     /// Shows a per-path error that no retry will clear by itself.
-    func show(folder: String, path: String, error: DaemonError) throws {
-        try pool.write { db in try show(folder: folder, path: path, error: error, retryAt: nil, in: db) }
+    func show(folder: String, path: String, error: DaemonError, origin: Origin) throws {
+        try pool.write { db in try show(folder: folder, path: path, error: error, retryAt: nil, origin: origin, in: db) }
     }
 
     /// The row shows the error's message (with its own path when that is another one, a
     /// parent for instance), its code and its cause.
-    func show(folder: String, path: String, error: DaemonError, retryAt: Date?, in db: Database) throws {
+    func show(folder: String, path: String, error: DaemonError, retryAt: Date?, origin: Origin, in db: Database) throws {
         let message = error.path == nil || error.path == path ? error.message : error.description
         try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO path_errors (folder_id, path, message, retry_at, code, cause) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO path_errors (folder_id, path, message, retry_at, code, cause, origin) VALUES (?, ?, ?, ?, ?, ?, ?)
             """
-        ).execute(arguments: [folder, path, message, retryAt?.timeIntervalSince1970, error.code.rawValue, error.cause])
+        ).execute(arguments: [folder, path, message, retryAt?.timeIntervalSince1970, error.code.rawValue, error.cause, origin.rawValue])
     }
 
     /// Whether the folder shows any path error (none: nothing to clear).

@@ -38,7 +38,7 @@ struct RemoteRetryStore: Sendable {
             let due = now.addingTimeInterval(delay(attempts - 1))
             let json = try IndexValue.jsonText(entry)
             try put.execute(arguments: [folder, entry.path, entry.rev, json, attempts, due.timeIntervalSince1970, error.description])
-            try errors.show(folder: folder, path: entry.path, error: error, retryAt: due, in: db)
+            try errors.show(folder: folder, path: entry.path, error: error, retryAt: due, origin: .remote, in: db)
         }
     }
 
@@ -56,6 +56,20 @@ struct RemoteRetryStore: Sendable {
                 let json: String = try row.indexValue("entry", table: Self.table, path: path)
                 return try IndexValue.json(WireEntry.self, from: json, table: Self.table, column: "entry", path: path)
             }
+        }
+    }
+
+    /// `syncctl retry`: every kept entry is due now, its tries started over; returns how many.
+    func retryNow(folder: String, now: Date = Date()) throws -> Int {
+        let t = now.timeIntervalSince1970
+        return try pool.write { db in
+            try db.execute(
+                sql: "UPDATE remote_retry SET next_attempt_at = ?, attempts = 0 WHERE folder_id = ?", arguments: [t, folder])
+            let count = db.changesCount
+            try db.execute(
+                sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND origin = 'remote' AND retry_at > ?",
+                arguments: [t, folder, t])
+            return count
         }
     }
 

@@ -59,7 +59,7 @@ extension JournalStore {
                 """)
             for path in paths {
                 try update.execute(arguments: [retryAt.timeIntervalSince1970, error.description, folder, path])
-                try errors.show(folder: folder, path: path, error: error, retryAt: retryAt, in: db)
+                try errors.show(folder: folder, path: path, error: error, retryAt: retryAt, origin: .push, in: db)
             }
         }
     }
@@ -94,7 +94,7 @@ extension JournalStore {
             let rerun = try db.cachedStatement(sql: Self.rerunDirty)
             var again = Set<String>()
             for path in paths {
-                try errors.show(folder: folder, path: path, error: error, retryAt: nil, in: db)
+                try errors.show(folder: folder, path: path, error: error, retryAt: nil, origin: .push, in: db)
                 try delete.execute(arguments: [folder, path])
                 if db.changesCount == 0 {
                     try rerun.execute(arguments: [folder, path])

@@ -31,8 +31,8 @@ extension TransferQueue {
             // The server is away: try again after a backoff (new pushes wait behind it).
             replayRound += 1
             let delay = backoff.delay(afterAttempt: replayRound, jitter: Double.random(in: 0..<1))
-            do { try await Task.sleep(for: .seconds(delay)) } catch { return false }
-            return true
+            if await retryAlarm.sleep(seconds: delay) { replayRound = 0 }
+            return !Task.isCancelled
         }
         replayRound = 0
         mustReplayFirst = false

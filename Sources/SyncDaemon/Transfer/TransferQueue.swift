@@ -42,6 +42,8 @@ public actor TransferQueue {
     private(set) var paused = false
     /// The last transient error, while the server is unreachable.
     var offlineError: RemoteError?
+    /// Cuts the outbox replay's backoff short (`syncctl retry`).
+    let retryAlarm = Alarm()
     /// A batch ended with a transient failure or an outcome that could not be recorded: a
     /// commit may wait in the outbox, replayed before any new commit (cleared by that replay).
     var mustReplayFirst = false
@@ -167,6 +169,13 @@ public actor TransferQueue {
     }
 
     func poke() { wake?.yield() }
+
+    /// `syncctl retry` (the journal's ops already made due): an outbox replay waiting out
+    /// its backoff tries now, and the bulk lane looks at the journal again.
+    func retryNow() {
+        if replayRound > 0 { retryAlarm.ring() }
+        wake?.yield()
+    }
 
     /// The delete-wave guard for local deletes.
     func mayDelete(_ count: Int) -> Bool {

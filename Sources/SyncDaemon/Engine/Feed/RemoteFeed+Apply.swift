@@ -55,7 +55,7 @@ extension RemoteFeed {
                 Self.retryBackoff.delay(afterAttempt: attempt, jitter: Double.random(in: 0..<1))
             }
             for (path, error) in outcome.errors where !retried.contains(path) {
-                try index.errors.show(folder: folder, path: path, error: error)
+                try index.errors.show(folder: folder, path: path, error: error, origin: .remote)
             }
             retries = try index.retries.count(folder: folder)
         } catch {

@@ -35,6 +35,8 @@ actor RemoteFeed {
     var retries = 0
     var catchingUp = false
     var applyTurns = ApplyTurns()
+    /// Cuts a backoff short (`syncctl retry`).
+    let retryAlarm = Alarm()
 
     init(
         folder: String, index: IndexStore, remote: RemoteClient, applier: RemoteApplier, queue: TransferQueue,
@@ -55,15 +57,21 @@ actor RemoteFeed {
             feedError: feedError, pendingDownloads: pendingDownloads, retries: retries, catchingUp: catchingUp)
     }
 
-    /// Follows the change feed until cancelled; nothing while paused or while `rootOK` says
-    /// no. The cursor is stored only after the page's changes are applied or journaled.
     /// A folder the server refuses this device (403) is asked for again rarely: it takes an
-    /// admin to change that.
+    /// admin to change that (or `syncctl retry` once one has).
     static let deniedBackoff = Backoff(initial: 5, maximum: 600)
 
     /// The server refused this device the folder at the last ask.
     var isDenied: Bool { feedError?.denied == true }
 
+    /// `syncctl retry`: a feed waiting out a backoff (the server away, the folder not granted)
+    /// asks again now, its backoff started over.
+    func retryNow() {
+        if feedError != nil { retryAlarm.ring() }
+    }
+
+    /// Follows the change feed until cancelled; nothing while paused or while `rootOK` says
+    /// no. The cursor is stored only after the page's changes are applied or journaled.
     func follow(rootOK: @Sendable () async -> Bool) async {
         var failures = 0
         var ownMoveWaitStarted: ContinuousClock.Instant?
@@ -87,7 +95,10 @@ actor RemoteFeed {
                 } else {
                     next?.cancel()
                     next = nil
-                    page = try await remote.changes(folder: folder, since: cursor, waitSeconds: 25, limit: Self.pageLimit)
+                    // After a failure the first ask returns at once: a long-poll would keep the
+                    // problem shown (and pushes held, for a folder not granted) until it ends.
+                    let wait = feedError == nil ? 25 : 0
+                    page = try await remote.changes(folder: folder, since: cursor, waitSeconds: wait, limit: Self.pageLimit)
                 }
                 feedError = nil
                 failures = 0
@@ -136,7 +147,7 @@ actor RemoteFeed {
                         + "`sync-server folder grant \(folder) --device \(device)` (asked again at the retry time)",
                     retryAt: Date().addingTimeInterval(delay), denied: true)
                 logger.error("the server refuses this device the folder", metadata: ["folder": "\(folder)", "retry_in_s": "\(delay)"])
-                do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+                if await retryAlarm.sleep(seconds: delay) { failures = 0 }
             } catch let error as RemoteError where error.kind == .unauthorized {
                 if Task.isCancelled { return }
                 failures += 1
@@ -147,14 +158,14 @@ actor RemoteFeed {
                         + "a new one; put it in the file credential_file names and restart syncd (asked again at the retry time)",
                     retryAt: Date().addingTimeInterval(delay), denied: true, code: .credentialRejected)
                 logger.error("the server refuses this device's credential", metadata: ["folder": "\(folder)", "retry_in_s": "\(delay)"])
-                do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+                if await retryAlarm.sleep(seconds: delay) { failures = 0 }
             } catch {
                 if Task.isCancelled { return }
                 failures += 1
                 let delay = Backoff(initial: 0.5, maximum: 30).delay(afterAttempt: failures - 1, jitter: Double.random(in: 0..<1))
                 feedError = FeedProblem(message: "\(error)", retryAt: Date().addingTimeInterval(delay))
                 logger.warning("change feed failed", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
-                do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+                if await retryAlarm.sleep(seconds: delay) { failures = 0 }
             }
         }
     }

@@ -53,3 +53,24 @@ final class Alarm: Sendable {
         }
     }
 }
+
+extension Alarm {
+    /// Sleeps for `seconds`, or less when rung meanwhile (or rung since the last wait), or
+    /// until the task is cancelled. Returns true when the ring ended it.
+    func sleep(seconds: Double) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                // Cancelled when the alarm rang first: nothing was lost.
+                do { try await Task.sleep(for: .seconds(seconds)) } catch { return false }
+                return false
+            }
+            group.addTask { [self] in
+                await wait()
+                return !Task.isCancelled
+            }
+            let rung = await group.next() ?? false
+            group.cancelAll()
+            return rung
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Glibc
+import SyncCore
+import Testing
+import TestSupport
+
+@testable import SyncDaemon
+
+/// `syncctl retry` on a real index: what waits out a backoff is due now, a path whose push
+/// failed for good is pushed once more, and a remote change this device refused is not
+/// made to look settled.
+struct RetryNowTests {
+    static func entry(_ path: String, rev: Int64) -> WireEntry {
+        WireEntry(path: path, kind: .file, size: 0, mtimeNs: 0, mode: 0o644, chunks: [], contentHash: "h\(rev)", deleted: false, rev: rev)
+    }
+
+    @Test func backoffsAreDueNowAndFailedPushesRunAgain() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        try index.journal.enqueue(folder: "f", paths: ["offline", "denied", "fresh"])
+        let ops = try index.journal.claim(folder: "f", limit: 10)
+        #expect(ops.count == 3)
+        // One push waits out a long backoff, one failed for good, one is done.
+        try index.journal.reschedule(
+            folder: "f", paths: ["offline"], error: DaemonError(.serverUnreachable, "connection refused"),
+            retryAt: Date().addingTimeInterval(600))
+        try index.journal.fail(folder: "f", paths: ["denied"], error: .io("open", "denied", EACCES))
+        _ = try index.journal.finish(folder: "f", done: ["fresh"], update: .empty)
+        // A remote change refused (never retried: the feed moved past it), one cut short by a
+        // stop (the next start settles it), one kept for a retry a minute away.
+        try index.errors.show(
+            folder: "f", path: "bad..name", error: DaemonError(.invalidPath, "refused a remote entry"), origin: .remote)
+        try index.errors.show(folder: "f", path: "trashed", error: DaemonError(.interrupted, "cut short"), origin: .remote)
+        try index.retries.hold(folder: "f", [(Self.entry("blocked", rev: 3), DaemonError(.diskFull, "disk full"))], delay: { _ in 60 })
+        #expect(try index.journal.claim(folder: "f", limit: 10).isEmpty, "nothing due before the retry")
+        #expect(try index.retries.due(folder: "f").isEmpty)
+
+        let now = Date()
+        #expect(try index.journal.retryNow(folder: "f", now: now) == 2)
+        #expect(try index.retries.retryNow(folder: "f", now: now) == 1)
+
+        let claimed = try index.journal.claim(folder: "f", limit: 10, now: now)
+        #expect(Set(claimed.map(\.path)) == ["offline", "denied"], "a refused remote change or a cut delete is no push")
+        #expect(claimed.allSatisfy { $0.attempts == 0 }, "tries start over: \(claimed)")
+        #expect(try index.retries.due(folder: "f", now: now).map(\.path) == ["blocked"])
+        let shown = Dictionary(uniqueKeysWithValues: try index.errors.list(folder: "f").map { ($0.path, $0) })
+        #expect(Set(shown.keys) == ["offline", "denied", "bad..name", "trashed", "blocked"], "errors stay until an outcome")
+        for path in ["offline", "denied", "blocked"] {
+            #expect(shown[path]?.retryAt.map { abs($0.timeIntervalSince(now)) < 0.01 } == true, "\(path): \(String(describing: shown[path]))")
+        }
+        #expect(shown["bad..name"]?.retryAt == nil && shown["trashed"]?.retryAt == nil)
+    }
+
+    /// A failed path's push that is running when the retry comes runs once more after it;
+    /// a retry with nothing waiting does nothing.
+    @Test func aRetryOfARunningPathMarksItDirtyAndAnEmptyRetryDoesNothing() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        #expect(try index.journal.retryNow(folder: "f") == 0)
+        try index.journal.enqueue(folder: "f", paths: ["a"])
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        try index.journal.fail(folder: "f", paths: ["a"], error: .io("open", "a", EACCES))
+        try index.journal.enqueue(folder: "f", paths: ["a"])
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        #expect(try index.journal.retryNow(folder: "f") == 1)
+        #expect(try index.journal.claim(folder: "f", limit: 10).isEmpty, "running: not claimed twice")
+        let again = try index.journal.finish(folder: "f", done: ["a"], update: .empty)
+        #expect(again == ["a"], "the retry asked while it ran makes it run once more")
+    }
+}
+
+/// The sleep a retry cuts short.
+struct AlarmSleepTests {
+    @Test func aRingEndsTheSleepAndATimeoutDoesNot() async throws {
+        let alarm = Alarm()
+        #expect(await alarm.sleep(seconds: 0.01) == false)
+        let started = ContinuousClock.now
+        async let rung = alarm.sleep(seconds: 600)
+        try await Task.sleep(for: .milliseconds(50))
+        alarm.ring()
+        #expect(await rung == true)
+        #expect(ContinuousClock.now - started < .seconds(60))
+        // A ring with nobody asleep ends the next sleep at once.
+        alarm.ring()
+        #expect(await alarm.sleep(seconds: 600) == true)
+    }
+}
