@@ -6,10 +6,11 @@ extension RemoteClient {
     static var baseConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(5)
-        // A refused connection fails the requests waiting for it at once, and the next request
-        // connects afresh. The pool's own retries back off up to 60 s and count every refusal
-        // of an outage: a server back after a minute away was reached only after the pool's
-        // backoff (tens of seconds) on top of the engine's. The engine's backoff decides.
+        // A connection that cannot be made fails every request waiting for a connection to
+        // that server at once (those running on other connections go on), and the next
+        // request connects afresh. The pool's own retries back off up to 60 s and count every
+        // refusal of an outage: a server back after a minute away was reached only after the
+        // pool's backoff (tens of seconds) on top of the engine's. The engine's backoff decides.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.read = .seconds(90)
         var tls = TLSConfiguration.makeClientConfiguration()

@@ -63,7 +63,7 @@ struct DeleteIntentTests {
         // A failed barrier showed an error for "trashed".
         try index.errors.show(folder: "f", path: "trashed", error: DaemonError(.interrupted, "moved to the trash, perhaps not durably"), origin: .remote)
         // Another error shown at "replaced" since (a push of the user's new file there) stays.
-        try index.errors.show(folder: "f", path: "replaced", error: DaemonError(.diskFull, "disk full"), origin: .remote)
+        try index.errors.show(folder: "f", path: "replaced", error: DaemonError(.diskFull, "disk full"), origin: .push)
         let disk: [String: RecordStore.FoundAtPath] = [
             "kept": .file(Self.stat(inode: 10, ctime: 100)),
             "touched": .file(Self.stat(inode: 11, ctime: 101)),  // written or moved back since: the user's

@@ -36,7 +36,7 @@ struct RetryNowTests {
         #expect(try index.retries.due(folder: "f").isEmpty)
 
         let now = Date()
-        #expect(try index.journal.retryNow(folder: "f", now: now) == 2)
+        #expect(try index.journal.retryNow(folder: "f", now: now, isIgnored: { _, _ in false }) == 2)
         #expect(try index.retries.retryNow(folder: "f", now: now) == 1)
 
         let claimed = try index.journal.claim(folder: "f", limit: 10, now: now)
@@ -56,16 +56,46 @@ struct RetryNowTests {
     @Test func aRetryOfARunningPathMarksItDirtyAndAnEmptyRetryDoesNothing() throws {
         let (index, tmp) = try JournalTests.store()
         defer { tmp.remove() }
-        #expect(try index.journal.retryNow(folder: "f") == 0)
+        #expect(try index.journal.retryNow(folder: "f", isIgnored: { _, _ in false }) == 0)
         try index.journal.enqueue(folder: "f", paths: ["a"])
         _ = try index.journal.claim(folder: "f", limit: 10)
         try index.journal.fail(folder: "f", paths: ["a"], error: .io("open", "a", EACCES))
         try index.journal.enqueue(folder: "f", paths: ["a"])
         _ = try index.journal.claim(folder: "f", limit: 10)
-        #expect(try index.journal.retryNow(folder: "f") == 1)
+        #expect(try index.journal.retryNow(folder: "f", isIgnored: { _, _ in false }) == 1)
         #expect(try index.journal.claim(folder: "f", limit: 10).isEmpty, "running: not claimed twice")
         let again = try index.journal.finish(folder: "f", done: ["a"], update: .empty)
         #expect(again == ["a"], "the retry asked while it ran makes it run once more")
+    }
+}
+
+/// What `retry` leaves alone among the pushes that failed for good.
+struct RetryNowLeavesAloneTests {
+    /// A path the ignore rules now skip is not pushed (its error goes), a held delete stays
+    /// held, and the rules are asked with the path's kind as last synced.
+    @Test func anIgnoredPathIsNotPushedAndAHeldDeleteStaysHeld() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        var update = IndexUpdate()
+        update.bases = [BaseRecord(path: "build", kind: .directory, rev: 1, contentHash: "d", deleted: false)]
+        try index.records.apply(folder: "f", update)
+        let paths = ["build", "video.mkv", "held.txt", "notes.txt"]
+        try index.journal.enqueue(folder: "f", paths: paths)
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        for path in paths { try index.journal.fail(folder: "f", paths: [path], error: .io("open", path, EACCES)) }
+        try index.journal.enqueue(folder: "f", paths: ["held.txt"])
+        try index.journal.hold(folder: "f", paths: ["held.txt"])
+        var asked: [String: Bool] = [:]
+        let count = try index.journal.retryNow(folder: "f") { path, wasDirectory in
+            asked[path] = wasDirectory
+            return path == "video.mkv" || (path == "build" && wasDirectory)
+        }
+        #expect(count == 1)
+        #expect(asked == ["build": true, "video.mkv": false, "notes.txt": false], "a held path is not asked about: \(asked)")
+        #expect(try index.journal.claim(folder: "f", limit: 10).map(\.path) == ["notes.txt"])
+        let shown = try index.errors.list(folder: "f").map(\.path)
+        #expect(shown == ["held.txt", "notes.txt"], "the ignored paths' errors are dropped")
+        #expect(try index.journal.releaseHeld(folder: "f") == 1, "the held delete is still held")
     }
 }
 

@@ -22,7 +22,14 @@ extension FolderEngine {
     /// Remote changes the device refused (a name it cannot take) are not: the server's feed
     /// has moved past them; a new revision of the path brings them again.
     public func retryNow() async throws -> Int {
-        let pushes = try index.journal.retryNow(folder: id)
+        let root = FolderRoot(self.root), ignore = self.ignore
+        let pushes = try index.journal.retryNow(folder: id) { path, wasDirectory in
+            // A directory's rules (`build/`) skip it only as a directory: its kind on disk, or
+            // as last synced when it is gone.
+            var isDirectory = wasDirectory
+            if case .found(let stat) = root.lstat(path) { isDirectory = stat.kind == .directory }
+            return ignore.skips(path, isDirectory: isDirectory)
+        }
         let remote = try index.retries.retryNow(folder: id)
         logger.info("retry asked for", metadata: ["folder": "\(id)", "pushes": "\(pushes)", "remote": "\(remote)"])
         await feed.retryNow()

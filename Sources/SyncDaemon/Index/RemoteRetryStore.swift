@@ -59,12 +59,14 @@ struct RemoteRetryStore: Sendable {
         }
     }
 
-    /// `syncctl retry`: every kept entry is due now, its tries started over; returns how many.
+    /// `syncctl retry`: every kept entry not due yet is due now, its tries started over;
+    /// returns how many.
     func retryNow(folder: String, now: Date = Date()) throws -> Int {
         let t = now.timeIntervalSince1970
         return try pool.write { db in
             try db.execute(
-                sql: "UPDATE remote_retry SET next_attempt_at = ?, attempts = 0 WHERE folder_id = ?", arguments: [t, folder])
+                sql: "UPDATE remote_retry SET next_attempt_at = ?, attempts = 0 WHERE folder_id = ? AND next_attempt_at > ?",
+                arguments: [t, folder, t])
             let count = db.changesCount
             try db.execute(
                 sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND origin = 'remote' AND retry_at > ?",

@@ -7,9 +7,12 @@ import GRDB
 extension JournalStore {
     /// Returns how many paths were made due or journaled again. Their tries start over (a
     /// path that fails again gets the whole backoff and patience), and each shown error says
-    /// it is being retried now. Errors of remote changes are not pushes: `RemoteRetryStore`
-    /// has their retries.
-    public func retryNow(folder: String, now: Date = Date()) throws -> Int {
+    /// it is being retried now. A failed path `isIgnored` says the rules now skip is not
+    /// pushed (that would upload, or delete, what the user has just excluded): its error is
+    /// dropped. A path whose delete is held for approval stays held. Errors of remote changes
+    /// are not pushes: `RemoteRetryStore` has their retries.
+    /// `isIgnored` gets the path and whether it was a directory when last synced.
+    public func retryNow(folder: String, now: Date = Date(), isIgnored: (String, Bool) -> Bool) throws -> Int {
         let t = now.timeIntervalSince1970
         return try pool.write { db in
             try db.execute(
@@ -19,19 +22,43 @@ extension JournalStore {
                     """,
                 arguments: [t, folder, t])
             var count = db.changesCount
-            let failed = try String.fetchAll(
-                db, sql: "SELECT path FROM path_errors WHERE folder_id = ? AND origin = 'push' AND retry_at IS NULL",
-                arguments: [folder])
+            let failed = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.path, b.kind = 'directory' AS was_directory FROM path_errors e
+                    LEFT JOIN base b ON b.folder_id = e.folder_id AND b.path = e.path
+                    WHERE e.folder_id = ? AND e.origin = 'push' AND e.retry_at IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM journal j WHERE j.folder_id = e.folder_id AND j.path = e.path AND j.state = 'held')
+                    ORDER BY e.path
+                    """,
+                arguments: [folder]
+            ).map { row -> (String, Bool) in
+                let path: String = try row.indexValue("path", table: PathErrorStore.table)
+                let wasDirectory: Bool? = try row.indexValue("was_directory", table: PathErrorStore.table, path: path)
+                return (path, wasDirectory ?? false)
+            }
             let push = try db.cachedStatement(sql: """
                 INSERT INTO journal (folder_id, path, op, state, dirty, attempts, next_attempt_at, enqueued_at, move_from)
                 VALUES (?, ?, 'push', 'pending', 0, 0, ?, ?, NULL)
                 ON CONFLICT (folder_id, path) DO UPDATE SET dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END
                 """)
-            for (i, path) in failed.enumerated() { try push.execute(arguments: [folder, path, t, t + Double(i) * 1e-6]) }
-            count += failed.count
+            let shownAsRetried = try db.cachedStatement(sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND path = ?")
+            let forget = try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ?")
+            for (i, (path, wasDirectory)) in failed.enumerated() {
+                if isIgnored(path, wasDirectory) {
+                    try forget.execute(arguments: [folder, path])
+                    continue
+                }
+                try push.execute(arguments: [folder, path, t, t + Double(i) * 1e-6])
+                try shownAsRetried.execute(arguments: [t, folder, path])
+                count += 1
+            }
             try db.execute(
-                sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND origin = 'push' AND (retry_at IS NULL OR retry_at > ?)",
-                arguments: [t, folder, t])
+                sql: """
+                    UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND origin = 'push' AND retry_at > ?
+                    AND path IN (SELECT path FROM journal WHERE folder_id = ? AND state = 'pending')
+                    """,
+                arguments: [t, folder, t, folder])
             return count
         }
     }

@@ -34,6 +34,7 @@ extension TransferQueue {
             if await retryAlarm.sleep(seconds: delay) { replayRound = 0 }
             return !Task.isCancelled
         }
+        if replayRound > 0 { retryAlarm.clear() }  // a retry asked while the replay ran is answered by it
         replayRound = 0
         mustReplayFirst = false
         // A short first batch: the chain's next one is staged while it commits, instead of

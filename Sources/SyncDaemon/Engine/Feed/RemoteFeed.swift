@@ -102,6 +102,7 @@ actor RemoteFeed {
                 }
                 feedError = nil
                 failures = 0
+                retryAlarm.clear()  // a retry asked while this ask ran is answered by it
                 if !page.entries.isEmpty {
                     // This device's own move, committed but not yet recorded (its reply late or
                     // lost and being retried): let the mover record it first, then read the page

@@ -23,6 +23,13 @@ final class Alarm: Sendable {
         sleeper?.resume()
     }
 
+    /// Forgets a ring nobody waited for (what it asked for has happened meanwhile).
+    func clear() {
+        state.withLock { state in
+            if case .rung = state { state = .quiet }
+        }
+    }
+
     /// Returns when rung (at once if it rang since the last wait) or when the task is
     /// cancelled. One waiter at a time.
     func wait() async {
