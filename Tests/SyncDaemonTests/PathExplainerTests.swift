@@ -46,7 +46,9 @@ struct PathExplainerTests {
         let retried = PathErrorStatus(path: "a.txt", message: "disk full", retryAt: "2026-11-24T10:00:00Z", code: "disk_full")
         #expect(sentence(facts { $0.error = retried }) == "Not synced: disk full [disk_full]; retried at 2026-11-24T10:00:00Z.")
         let stuck = PathErrorStatus(path: "a.txt", message: "a parent is a symlink", retryAt: nil)
-        #expect(sentence(facts { $0.error = stuck }).contains("it needs you"))
+        #expect(sentence(facts { $0.error = stuck }).contains("it needs you (then `syncctl retry`)"))
+        let refused = PathErrorStatus(path: "a.txt", message: "refused a remote entry", retryAt: nil, code: "invalid_path")
+        #expect(sentence(facts { $0.error = refused }).hasSuffix("it needs you."), "retry does not apply a refused remote change")
         #expect(verdict(facts { $0.remoteRetryRev = 30 }) == .failing)
     }
 

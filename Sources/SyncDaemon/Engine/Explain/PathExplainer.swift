@@ -54,7 +54,11 @@ struct PathExplainer {
             )
         }
         if let error = f.error {
-            let retry = error.retryAt.map { "retried at \($0)" } ?? "not retried by itself: it needs you"
+            // `syncctl retry` pushes again what failed here; not a remote change refused, nor a
+            // delete the next start settles.
+            let retryable = error.code != DaemonError.Code.invalidPath.rawValue && error.code != DaemonError.Code.interrupted.rawValue
+            let retry = error.retryAt.map { "retried at \($0)" }
+                ?? "not retried by itself: it needs you" + (retryable ? " (then `syncctl retry`)" : "")
             let code = error.code.map { " [\($0)]" } ?? ""
             return (.failing, "Not synced: \(error.message)\(code); \(retry).")
         }

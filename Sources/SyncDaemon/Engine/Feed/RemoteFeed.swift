@@ -145,7 +145,7 @@ actor RemoteFeed {
                 let device = await remote.deviceName ?? "NAME"
                 feedError = FeedProblem(
                     message: "the server does not grant this device folder \(folder); on the server run "
-                        + "`sync-server folder grant \(folder) --device \(device)` (asked again at the retry time)",
+                        + "`sync-server folder grant \(folder) --device \(device)` (asked again at the retry time, or at once after `syncctl retry`)",
                     retryAt: Date().addingTimeInterval(delay), denied: true)
                 logger.error("the server refuses this device the folder", metadata: ["folder": "\(folder)", "retry_in_s": "\(delay)"])
                 if await retryAlarm.sleep(seconds: delay) { failures = 0 }
