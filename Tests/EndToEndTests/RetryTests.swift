@@ -3,21 +3,57 @@ import SyncControl
 import Testing
 import TestSupport
 
-/// `syncctl retry` once the server is back: a push waiting out a backoff seconds long goes up
-/// now, not at its retry time.
+/// A push that failed for good goes up again on `syncctl retry`; a server that was away gets
+/// what waited for it within seconds of being back, retry or not.
 @Suite(.serialized, .timeLimit(.minutes(6)))
 struct RetryTests {
-    @Test func aRetryPushesWhatWaitsOutItsBackoffOnceTheServerIsBack() async throws {
-        let rig = try await Rig.start("retry")
+    /// A push the server refused for good is shown, with no retry time, and nothing brings it
+    /// back by itself (the file does not change); `syncctl retry` pushes it once more.
+    @Test func aRetryPushesAgainWhatTheServerRefusedForGood() async throws {
+        let tmp = try TemporaryDirectory("retry-refused")
+        defer { tmp.remove() }
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        defer { server.stop() }
+        let credential = try server.provision(folder: "docs", device: "alpha")
+        try await server.start()
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        defer { proxy.stop() }
+        let d = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: proxy.url, credential: credential)
+        try await d.start()
+        defer { d.stop() }
+        try await d.waitUntilIdle()
+
+        proxy.refuseNext(requestContaining: "/commit", status: 422, code: "bad_request", message: "refused by the test")
+        try writeFile(d.path("refused.txt"), "the server said no once")
+        try await eventually("refused.txt failed for good") {
+            let shown = try await d.status()?.errors.first { $0.path == "refused.txt" }
+            return shown?.code == "rejected" && shown?.retryAt == nil
+        }
+        #expect(proxy.faults == 1)
+        let client = server.client(credential: credential)
+        #expect(try await client.changes(folder: "docs", since: 0, limit: 10).entries.isEmpty)
+
+        let retried = try d.syncctl("retry")
+        #expect(retried.status == 0 && retried.out == "retrying now: docs (1 path)\n", "\(retried)")
+        try await eventually("refused.txt is on the server after the retry") {
+            let entries = try await client.changes(folder: "docs", since: 0, limit: 10).entries
+            return entries.contains { $0.path == "refused.txt" && $0.contentHash == contentHash("the server said no once") }
+        }
+        try await eventually("the error is gone") {
+            let folder = try await d.status()
+            return folder?.state == .idle && folder?.errors.isEmpty == true
+        }
+    }
+
+    /// Without a retry: the change feed asks at least every 10 s while the server is away, and
+    /// once it reaches the server again the push waiting out a longer backoff goes at once.
+    @Test func aServerThatIsBackGetsWhatWaitedWithinSeconds() async throws {
+        let rig = try await Rig.start("server-back")
         defer { rig.stop() }
         let d = rig.daemon
-        try writeFile(d.path("before.txt"), "synced first")
-        try await rig.waitForServerTree(["before.txt": contentHash("synced first")])
-
+        try await d.waitUntilIdle()
         rig.server.stop()
         try writeFile(d.path("offline.txt"), "written while the server is away")
-        // Tried again and again (0.5 s, 1, 2, 4… apart, up to half taken off), until the next try
-        // is at least 20 s away: time for a loaded machine to start the server and run syncctl.
         var nextTry = Date.distantPast
         try await eventually("offline.txt's next try is at least 20 s away", timeout: .seconds(180)) {
             let shown = try await d.status()?.errors.first { $0.path == "offline.txt" }
@@ -26,13 +62,10 @@ struct RetryTests {
             return nextTry.timeIntervalSinceNow >= 20
         }
         try await rig.server.start()
-
-        let retried = try d.syncctl("retry")
-        // (1 path, unless its push was running at that moment.)
-        #expect(retried.status == 0 && retried.out.hasPrefix("retrying now: docs ("), "\(retried)")
-        let expected = ["before.txt": contentHash("synced first"), "offline.txt": contentHash("written while the server is away")]
         do {
-            try await rig.waitForServerTree(expected, timeout: .seconds(max(1, nextTry.timeIntervalSinceNow - 1)))
+            try await rig.waitForServerTree(
+                ["offline.txt": contentHash("written while the server is away")],
+                timeout: .seconds(max(1, nextTry.timeIntervalSinceNow - 1)))
         } catch {
             Issue.record("not pushed before its own retry time; syncd's log:\n\(d.log.split(separator: "\n").suffix(30).joined(separator: "\n"))")
             throw error

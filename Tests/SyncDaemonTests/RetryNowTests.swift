@@ -99,6 +99,28 @@ struct RetryNowLeavesAloneTests {
     }
 }
 
+/// The server is back (the feed reached it): what waited for it is due now, nothing else.
+struct ServerBackTests {
+    @Test func onlyTheOpsThatWaitedForTheServerAreDue() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        try index.journal.enqueue(folder: "f", paths: ["offline", "bad-sector"])
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        let later = Date().addingTimeInterval(600)
+        try index.journal.reschedule(
+            folder: "f", paths: ["offline"], error: DaemonError(.serverUnreachable, "connection refused"), retryAt: later)
+        try index.journal.reschedule(folder: "f", paths: ["bad-sector"], error: .io("read", "bad-sector", EIO), retryAt: later)
+        let now = Date()
+        #expect(try index.journal.dueNow(folder: "f", failedWith: .serverUnreachable, now: now) == 1)
+        let claimed = try index.journal.claim(folder: "f", limit: 10, now: now)
+        #expect(claimed.map(\.path) == ["offline"])
+        #expect(claimed.first?.attempts == 1, "its tries go on counting")
+        let shown = Dictionary(uniqueKeysWithValues: try index.errors.list(folder: "f").map { ($0.path, $0.retryAt) })
+        #expect(shown["offline"]??.timeIntervalSince(now) == 0)
+        #expect(shown["bad-sector"]??.timeIntervalSince(later).magnitude ?? 1 < 0.01, "an I/O error waits out its backoff")
+    }
+}
+
 /// The sleep a retry cuts short.
 struct AlarmSleepTests {
     @Test func aRingEndsTheSleepAndATimeoutDoesNot() async throws {

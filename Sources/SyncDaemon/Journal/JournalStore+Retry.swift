@@ -62,4 +62,24 @@ extension JournalStore {
             return count
         }
     }
+
+    /// Pending ops waiting out a backoff after failing with `code` (their shown error) are due
+    /// now; their tries go on counting. Returns how many.
+    func dueNow(folder: String, failedWith code: DaemonError.Code, now: Date = Date()) throws -> Int {
+        let t = now.timeIntervalSince1970
+        return try pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE journal SET next_attempt_at = ?
+                    WHERE folder_id = ? AND state = 'pending' AND next_attempt_at > ?
+                    AND path IN (SELECT path FROM path_errors WHERE folder_id = ? AND code = ?)
+                    """,
+                arguments: [t, folder, t, folder, code.rawValue])
+            let count = db.changesCount
+            try db.execute(
+                sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND code = ? AND retry_at > ?",
+                arguments: [t, folder, code.rawValue, t])
+            return count
+        }
+    }
 }

@@ -170,6 +170,19 @@ public actor TransferQueue {
 
     func poke() { wake?.yield() }
 
+    /// The change feed reached the server after failing to: ops waiting out a backoff
+    /// because it could not be reached are due now (their tries go on counting), and so is
+    /// an outbox replay waiting out its own.
+    func serverIsBack() {
+        do {
+            let due = try index.journal.dueNow(folder: folder, failedWith: .serverUnreachable)
+            if due > 0 { logger.info("pushing what waited for the server", metadata: ["folder": "\(folder)", "paths": "\(due)"]) }
+        } catch {
+            logger.error("cannot make the ops that waited for the server due", metadata: ["folder": "\(folder)", "error": "\(error)"])
+        }
+        retryNow()
+    }
+
     /// `syncctl retry` (the journal's ops already made due): an outbox replay waiting out
     /// its backoff tries now, and the bulk lane looks at the journal again.
     func retryNow() {

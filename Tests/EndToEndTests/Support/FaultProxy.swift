@@ -32,6 +32,7 @@ final class FaultProxy: Sendable {
         var marker: [UInt8]?
         var hook: (marker: [UInt8], action: @Sendable () -> Void)?
         var replyDelay: (marker: [UInt8], milliseconds: Int)?
+        var refusal: (marker: [UInt8], response: [UInt8])?
         var faults = 0
         var stopped = false
         var chaos: Chaos?
@@ -78,6 +79,14 @@ final class FaultProxy: Sendable {
     func delayReplies(toRequestsContaining marker: String, by delay: Duration) {
         let ms = Int(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
         state.withLock { $0.replyDelay = (Array(marker.utf8), ms) }
+    }
+
+    /// The next request containing `marker` never reaches the server: the proxy answers it
+    /// with `status` and a JSON error body of the server's shape, and closes the connection.
+    func refuseNext(requestContaining marker: String, status: Int, code: String, message: String) {
+        let body = #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#
+        let head = "HTTP/1.1 \(status) Refused\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
+        state.withLock { $0.refusal = (Array(marker.utf8), Array((head + body).utf8)) }
     }
 
     var faults: Int { state.withLock { $0.faults } }
@@ -222,6 +231,20 @@ final class FaultProxy: Sendable {
                 return hook.action
             }
             hook?()
+            let refusal = state.withLock { state -> [UInt8]? in
+                guard let rule = state.refusal, Self.contains(recent, rule.marker) else { return nil }
+                state.refusal = nil
+                state.faults += 1
+                return rule.response
+            }
+            if let refusal {
+                // Answered here: the rest of the request is read and dropped until the client
+                // closes (closing with its bytes unread would reset the answer away).
+                _ = Self.sendAll(connection.client, refusal)
+                shutdown(connection.client, Int32(SHUT_WR))
+                while recv(connection.client, &buffer, buffer.count, 0) > 0 {}
+                break
+            }
             if !suffer(connection) { break }
             if !Self.sendAll(connection.upstream, Array(buffer[0..<n])) { break }
         }

@@ -57,6 +57,11 @@ actor RemoteFeed {
             feedError: feedError, pendingDownloads: pendingDownloads, retries: retries, catchingUp: catchingUp)
     }
 
+    /// The feed is what finds out that a server that went away is back (its pushes wait out
+    /// backoffs of up to a minute): it asks at least every 10 s. A refused connection costs
+    /// nothing; one that is not answered, its 5 s connect timeout.
+    static let unreachableBackoff = Backoff(initial: 0.5, maximum: 10)
+
     /// A folder the server refuses this device (403) is asked for again rarely: it takes an
     /// admin to change that (or `syncctl retry` once one has).
     static let deniedBackoff = Backoff(initial: 5, maximum: 600)
@@ -99,6 +104,11 @@ actor RemoteFeed {
                     // problem shown (and pushes held, for a folder not granted) until it ends.
                     let wait = feedError == nil ? 25 : 0
                     page = try await remote.changes(folder: folder, since: cursor, waitSeconds: wait, limit: Self.pageLimit)
+                }
+                if let error = feedError, !error.denied {
+                    // The server is back: the pushes waiting out a backoff for it go now.
+                    logger.info("server reachable again", metadata: ["folder": "\(folder)"])
+                    await queue.serverIsBack()
                 }
                 feedError = nil
                 failures = 0
@@ -163,7 +173,7 @@ actor RemoteFeed {
             } catch {
                 if Task.isCancelled { return }
                 failures += 1
-                let delay = Backoff(initial: 0.5, maximum: 30).delay(afterAttempt: failures - 1, jitter: Double.random(in: 0..<1))
+                let delay = Self.unreachableBackoff.delay(afterAttempt: failures - 1, jitter: Double.random(in: 0..<1))
                 feedError = FeedProblem(message: "\(error)", retryAt: Date().addingTimeInterval(delay))
                 logger.warning("change feed failed", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
                 if await retryAlarm.sleep(seconds: delay) { failures = 0 }
