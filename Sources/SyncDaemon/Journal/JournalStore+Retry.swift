@@ -77,8 +77,11 @@ extension JournalStore {
                 arguments: [t, folder, t, folder, code.rawValue])
             let count = db.changesCount
             try db.execute(
-                sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND code = ? AND retry_at > ?",
-                arguments: [t, folder, code.rawValue, t])
+                sql: """
+                    UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND code = ? AND origin = 'push' AND retry_at > ?
+                    AND path IN (SELECT path FROM journal WHERE folder_id = ? AND state = 'pending')
+                    """,
+                arguments: [t, folder, code.rawValue, t, folder])
             return count
         }
     }

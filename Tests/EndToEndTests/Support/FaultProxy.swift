@@ -242,6 +242,8 @@ final class FaultProxy: Sendable {
                 // closes (closing with its bytes unread would reset the answer away).
                 _ = Self.sendAll(connection.client, refusal)
                 shutdown(connection.client, Int32(SHUT_WR))
+                var limit = timeval(tv_sec: 5, tv_usec: 0)  // a client that never closes: 5 s
+                setsockopt(connection.client, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
                 while recv(connection.client, &buffer, buffer.count, 0) > 0 {}
                 break
             }

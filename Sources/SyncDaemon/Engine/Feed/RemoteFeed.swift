@@ -79,6 +79,9 @@ actor RemoteFeed {
     /// no. The cursor is stored only after the page's changes are applied or journaled.
     func follow(rootOK: @Sendable () async -> Bool) async {
         var failures = 0
+        // The last ask itself failed (not the application of a page it brought): its next
+        // answer means the server is back.
+        var askFailed = false
         var ownMoveWaitStarted: ContinuousClock.Instant?
         var next: NextFeedPage?
         defer { next?.cancel() }
@@ -91,6 +94,7 @@ actor RemoteFeed {
                 do { try await Task.sleep(for: .milliseconds(500)) } catch { return }
                 continue
             }
+            var asked = false
             do {
                 let cursor = try index.folders.state(folder: folder).remoteCursor
                 let page: ChangesResponse
@@ -105,13 +109,14 @@ actor RemoteFeed {
                     let wait = feedError == nil ? 25 : 0
                     page = try await remote.changes(folder: folder, since: cursor, waitSeconds: wait, limit: Self.pageLimit)
                 }
-                if let error = feedError, !error.denied {
+                asked = true
+                if askFailed {
                     // The server is back: the pushes waiting out a backoff for it go now.
+                    askFailed = false
                     logger.info("server reachable again", metadata: ["folder": "\(folder)"])
                     await queue.serverIsBack()
                 }
                 feedError = nil
-                failures = 0
                 retryAlarm.clear()  // a retry asked while this ask ran is answered by it
                 if !page.entries.isEmpty {
                     // This device's own move, committed but not yet recorded (its reply late or
@@ -146,6 +151,9 @@ actor RemoteFeed {
                 }
                 if page.cursor != cursor { try index.folders.setRemoteCursor(folder: folder, page.cursor) }
                 catchingUp = page.hasMore
+                // Only now: a page that cannot be applied (its chunks not served) is asked for
+                // again with a growing backoff, not twice a second.
+                failures = 0
             } catch is CancellationError {
                 return
             } catch let error as RemoteError where error.status == 403 {
@@ -172,6 +180,7 @@ actor RemoteFeed {
                 if await retryAlarm.sleep(seconds: delay) { failures = 0 }
             } catch {
                 if Task.isCancelled { return }
+                if !asked { askFailed = true }
                 failures += 1
                 let delay = Self.unreachableBackoff.delay(afterAttempt: failures - 1, jitter: Double.random(in: 0..<1))
                 feedError = FeedProblem(message: "\(error)", retryAt: Date().addingTimeInterval(delay))
