@@ -67,7 +67,7 @@ struct NotGrantedTests {
         // Refused a few times, until the next ask is at least 20 s away (5 s, 10, 20… apart, up
         // to half taken off): time for a loaded machine to run the grant and syncctl.
         var nextAsk = Date.distantPast
-        try await eventually("the next ask is at least 20 s away", timeout: .seconds(180)) {
+        try await eventually("the next ask is at least 20 s away", timeout: .seconds(180), poll: .milliseconds(500)) {
             let folder = try await daemon.control.status().folders.first { $0.id == "shared" }
             let shown = folder?.errors.first { $0.code == "not_granted" }
             guard let text = shown?.retryAt, (folder?.pendingUploads ?? 0) > 0 else { return false }

@@ -57,13 +57,14 @@ struct RetryTests {
         var nextTry = Date.distantPast
         // At least 25 s away: room for the server's start, the feed's next ask (at most 10 s
         // apart while the server is away) and the push, on a loaded machine.
-        try await eventually("offline.txt's next try is at least 25 s away", timeout: .seconds(240)) {
+        try await eventually("offline.txt's next try is at least 25 s away", timeout: .seconds(240), poll: .milliseconds(500)) {
             let shown = try await d.status()?.errors.first { $0.path == "offline.txt" }
             guard let text = shown?.retryAt else { return false }
             nextTry = try Date(text, strategy: .iso8601)
             return nextTry.timeIntervalSinceNow >= 25
         }
         try await rig.server.start()
+        let back = ContinuousClock.now
         do {
             try await rig.waitForServerTree(
                 ["offline.txt": contentHash("written while the server is away")],
@@ -72,6 +73,8 @@ struct RetryTests {
             Issue.record("not pushed before its own retry time; syncd's log:\n\(d.log.split(separator: "\n").suffix(30).joined(separator: "\n"))")
             throw error
         }
+        let waited = nextTry.timeIntervalSinceNow
+        print("server back: offline.txt on the server \(ContinuousClock.now - back) after the server's start, \(Int(waited)) s before its own next try")
         try await d.waitUntilIdle()
     }
 }
