@@ -15,11 +15,7 @@ extension JournalStore {
             let outdated = try RecordStore(pool: pool).apply(folder: folder, update.value, in: db)
             // A path whose records were left out (a download landed since its push was prepared,
             // `IndexUpdate.preparedOver`) is looked at again: its op runs once more, or it gets one.
-            let lookAgain = try db.cachedStatement(sql: """
-                INSERT INTO journal (folder_id, path, op, state, dirty, attempts, next_attempt_at, enqueued_at, move_from)
-                VALUES (?, ?, 'push', 'pending', 0, 0, ?, ?, NULL)
-                ON CONFLICT (folder_id, path) DO UPDATE SET dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END
-                """)
+            let lookAgain = try db.cachedStatement(sql: Self.lookAgain)
             let now = Date().timeIntervalSince1970
             for path in outdated { try lookAgain.execute(arguments: [folder, path, now, now]) }
             // Entries the batch's outcome says to look at again (claimed in this order).
@@ -49,6 +45,14 @@ extension JournalStore {
             return again
         }
     }
+
+    /// A push op for a path (folder, path, due at, enqueued at), due then; a path whose op is
+    /// running runs once more after it (`dirty`), one pending or held stays as it is.
+    static let lookAgain = """
+        INSERT INTO journal (folder_id, path, op, state, dirty, attempts, next_attempt_at, enqueued_at, move_from)
+        VALUES (?, ?, 'push', 'pending', 0, 0, ?, ?, NULL)
+        ON CONFLICT (folder_id, path) DO UPDATE SET dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END
+        """
 
     /// Puts a failed attempt back with a retry time, and shows the error.
     public func reschedule(folder: String, paths: [String], error: DaemonError, retryAt: Date) throws {

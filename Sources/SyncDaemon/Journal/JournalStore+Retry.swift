@@ -37,11 +37,7 @@ extension JournalStore {
                 let wasDirectory: Bool? = try row.indexValue("was_directory", table: PathErrorStore.table, path: path)
                 return (path, wasDirectory ?? false)
             }
-            let push = try db.cachedStatement(sql: """
-                INSERT INTO journal (folder_id, path, op, state, dirty, attempts, next_attempt_at, enqueued_at, move_from)
-                VALUES (?, ?, 'push', 'pending', 0, 0, ?, ?, NULL)
-                ON CONFLICT (folder_id, path) DO UPDATE SET dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END
-                """)
+            let push = try db.cachedStatement(sql: Self.lookAgain)
             let shownAsRetried = try db.cachedStatement(sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND path = ?")
             let forget = try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ?")
             for (i, (path, wasDirectory)) in failed.enumerated() {
@@ -53,12 +49,7 @@ extension JournalStore {
                 try shownAsRetried.execute(arguments: [t, folder, path])
                 count += 1
             }
-            try db.execute(
-                sql: """
-                    UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND origin = 'push' AND retry_at > ?
-                    AND path IN (SELECT path FROM journal WHERE folder_id = ? AND state = 'pending')
-                    """,
-                arguments: [t, folder, t, folder])
+            try showDueNow(folder: folder, at: t, in: db)
             return count
         }
     }
@@ -76,13 +67,20 @@ extension JournalStore {
                     """,
                 arguments: [t, folder, t, folder, code.rawValue])
             let count = db.changesCount
-            try db.execute(
-                sql: """
-                    UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND code = ? AND origin = 'push' AND retry_at > ?
-                    AND path IN (SELECT path FROM journal WHERE folder_id = ? AND state = 'pending')
-                    """,
-                arguments: [t, folder, code.rawValue, t, folder])
+            try showDueNow(folder: folder, code: code, at: t, in: db)
             return count
         }
+    }
+
+    /// The shown errors of pending pushes (with `code`, when given) whose retry was later
+    /// say it is now.
+    private func showDueNow(folder: String, code: DaemonError.Code? = nil, at t: Double, in db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND origin = 'push' AND retry_at > ?
+                AND (? IS NULL OR code = ?)
+                AND path IN (SELECT path FROM journal WHERE folder_id = ? AND state = 'pending')
+                """,
+            arguments: [t, folder, t, code?.rawValue, code?.rawValue, folder])
     }
 }
