@@ -2,9 +2,34 @@ import Foundation
 import Testing
 
 /// A write through one hard link changes the file's other names without an inotify
-/// event for them: `syncctl rescan` finds it (so does the periodic rescan).
+/// event for them. Names inside the folder are looked at again once the written one is
+/// pushed; a name outside it is found by `syncctl rescan` (so does the periodic rescan).
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct HardLinkTests {
+    @Test func aWriteThroughOneNameInTheFolderIsPushedForItsOtherNames() async throws {
+        let rig = try await Rig.start("hardlink-inside")
+        defer { rig.stop() }
+        let d = rig.daemon
+        try writeFile(d.path("first.txt"), "one")
+        #expect(link(d.path("first.txt"), d.path("second.txt")) == 0)
+        #expect(link(d.path("first.txt"), d.path("third.txt")) == 0)
+        try writeFile(d.path("alone.txt"), "one")
+        let one = contentHash("one")
+        try await rig.waitForServerTree(
+            ["first.txt": one, "second.txt": one, "third.txt": one, "alone.txt": one], timeout: .seconds(90))
+        try await d.waitUntilIdle()
+        // Written in place through one name (the periodic rescan is an hour off): the
+        // other two names change with it, without an event of their own.
+        let fd = open(d.path("second.txt"), O_WRONLY | O_APPEND)
+        #expect(fd >= 0)
+        #expect("+two".withCString { write(fd, $0, 4) } == 4)
+        close(fd)
+        let two = contentHash("one+two")
+        try await rig.waitForServerTree(
+            ["first.txt": two, "second.txt": two, "third.txt": two, "alone.txt": one], timeout: .seconds(90))
+        try await d.waitUntilIdle()
+    }
+
     @Test func aWriteThroughAnotherHardLinkIsFoundByARescan() async throws {
         let rig = try await Rig.start("hardlink")
         defer { rig.stop() }

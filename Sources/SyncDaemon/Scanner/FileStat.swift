@@ -42,9 +42,15 @@ public struct FileStat: Sendable, Equatable {
     }
 
     public static func fstat(_ fd: Int32) -> FileStat? {
+        fstatCountingLinks(fd)?.stat
+    }
+
+    /// `fstat`, with the file's number of hard links (names), which is not among the fields
+    /// change detection compares.
+    static func fstatCountingLinks(_ fd: Int32) -> (stat: FileStat, links: UInt64)? {
         var st = stat()
-        guard Glibc.fstat(fd, &st) == 0 else { return nil }
-        return FileStat(st)
+        guard Glibc.fstat(fd, &st) == 0, let found = FileStat(st) else { return nil }
+        return (found, UInt64(st.st_nlink))
     }
 }
 

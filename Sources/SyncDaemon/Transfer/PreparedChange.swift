@@ -7,6 +7,9 @@ struct PreparedChange: Sendable {
     var local: LocalRecord?
     /// Where each chunk's bytes can be read again, for the chunks the server lacks.
     var source: ChunkSource
+    /// A file with other names (hard links) when it was read: what the index records under its
+    /// inode at other paths may have been written too, without an event of its own.
+    var hardLinked = false
 }
 
 enum ChunkSource: Sendable {

@@ -148,7 +148,9 @@ struct Preparer: Sendable {
             return .failed(DaemonError(.io, "cannot read: \(error)", path: path, underlying: error))
         }
         // A writer got in while we read: what we hashed may be torn.
-        guard let after = FileStat.fstat(fd), after == before, chunked.size == before.size else { return .unstable }
+        guard let (after, links) = FileStat.fstatCountingLinks(fd), after == before, chunked.size == before.size else {
+            return .unstable
+        }
         let record = LocalRecord(
             path: path, kind: .file, inode: after.inode, size: after.size, mtimeNs: after.mtimeNs,
             ctimeNs: after.ctimeNs, mode: after.mode, contentHash: chunked.contentHash,
@@ -160,7 +162,7 @@ struct Preparer: Sendable {
             change: CommitChange(
                 path: path, baseRev: base?.rev ?? 0, kind: .file, size: chunked.size, mtimeNs: Self.sentMtime(after.mtimeNs),
                 mode: Self.sentMode(after.mode), chunks: record.chunks, contentHash: chunked.contentHash, deleted: false),
-            local: record, source: source)])
+            local: record, source: source, hardLinked: links > 1)])
     }
 
     static func readAll(fd: Int32, path: String, expected: Int) throws(ChunkingError) -> [UInt8] {

@@ -81,6 +81,7 @@ struct Uploader: Sendable {
             }
         }
         if !replaced.isEmpty { await lookBelow(replacedDirectories: replaced.sorted(), of: &staged) }
+        lookAtOtherNames(of: &staged)
         afterPreparing?()
         setAsideMeetingDownloads(&staged, ops: ops)
         setAsideMeetingDeletes(&staged)
