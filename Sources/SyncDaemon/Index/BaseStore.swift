@@ -18,14 +18,14 @@ public struct BaseStore: Sendable {
 
     func live(folder: String, under path: String, in db: Database) throws -> [BaseRecord] {
         try Row.fetchAll(
-            db, sql: "SELECT * FROM base WHERE \(IndexSQL.subtree) AND deleted = 0", arguments: IndexSQL.subtree(folder: folder, path)
+            db, sql: "SELECT \(Self.columns) FROM base WHERE \(IndexSQL.subtree) AND deleted = 0", arguments: IndexSQL.subtree(folder: folder, path)
         ).map(Self.decode)
     }
 
     /// `live(folder:under:)` of each of `paths`, from one snapshot.
     func live(folder: String, under paths: [String]) throws -> [String: [BaseRecord]] {
         try pool.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT * FROM base WHERE \(IndexSQL.subtree) AND deleted = 0")
+            let statement = try db.cachedStatement(sql: "SELECT \(Self.columns) FROM base WHERE \(IndexSQL.subtree) AND deleted = 0")
             var live: [String: [BaseRecord]] = [:]
             for path in paths {
                 live[path] = try Row.fetchAll(statement, arguments: IndexSQL.subtree(folder: folder, path)).map(Self.decode)
@@ -35,13 +35,13 @@ public struct BaseStore: Sendable {
     }
 
     func record(folder: String, path: String, in db: Database) throws -> BaseRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM base WHERE folder_id = ? AND path = ?"), arguments: [folder, path])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.columns) FROM base WHERE folder_id = ? AND path = ?"), arguments: [folder, path])
             .map(Self.decode)
     }
 
     func records(folder: String, paths: ArraySlice<String>, in db: Database) throws -> [BaseRecord] {
         let (these, arguments) = IndexSQL.paths(paths, in: folder)
-        let statement = try IndexSQL.statement(db, sql: "SELECT * FROM base WHERE \(these)", count: paths.count)
+        let statement = try IndexSQL.statement(db, sql: "SELECT \(Self.columns) FROM base WHERE \(these)", count: paths.count)
         return try Row.fetchAll(statement, arguments: arguments).map(Self.decode)
     }
 
@@ -89,15 +89,19 @@ public struct BaseStore: Sendable {
             arguments: IndexSQL.subtree(folder: folder, from))
     }
 
+    /// The columns `decode` reads, in its order: `SELECT \(columns) FROM base`.
+    static let columns = "path, kind, rev, content_hash, deleted, mode"
+
+    /// A row of `columns`.
     static func decode(_ row: Row) throws -> BaseRecord {
-        let path: String = try row.indexValue("path", table: table)
-        func value<Value: DatabaseValueConvertible>(_ column: String) throws -> Value {
-            try row.indexValue(column, table: table, path: path)
+        let path: String = try row.indexValue(checkedAt: 0, "path", table: table)
+        func value<Value: DatabaseValueConvertible>(_ index: Int, _ column: String) throws -> Value {
+            try row.indexValue(checkedAt: index, column, table: table, path: path)
         }
-        let mode: Int64? = try value("mode")
+        let mode: Int64? = try value(5, "mode")
         return BaseRecord(
-            path: path, kind: try IndexValue.kind(value("kind"), table: table, path: path), rev: try value("rev"),
-            contentHash: try value("content_hash"), deleted: try value("deleted"),
+            path: path, kind: try IndexValue.kind(value(1, "kind"), table: table, path: path), rev: try value(2, "rev"),
+            contentHash: try value(3, "content_hash"), deleted: try value(4, "deleted"),
             mode: try mode.map { try IndexValue.mode($0, table: table, path: path) })
     }
 }

@@ -16,7 +16,7 @@ public struct LocalFileStore: Sendable {
     func file(folder: String, contentHash: String) throws -> LocalRecord? {
         try pool.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND content_hash = ? AND kind = 'file' LIMIT 1",
+                db, sql: "SELECT \(Self.columns) FROM local_files WHERE folder_id = ? AND content_hash = ? AND kind = 'file' LIMIT 1",
                 arguments: [folder, contentHash]
             ).map(Self.decode)
         }
@@ -24,14 +24,14 @@ public struct LocalFileStore: Sendable {
 
     func record(folder: String, path: String, in db: Database) throws -> LocalRecord? {
         try Row.fetchOne(
-            db, sql: "SELECT * FROM local_files WHERE folder_id = ? AND path = ?", arguments: [folder, path]
+            db, sql: "SELECT \(Self.columns) FROM local_files WHERE folder_id = ? AND path = ?", arguments: [folder, path]
         ).map(Self.decode)
     }
 
     /// The records of `paths` (those that have one), by path.
     func records(folder: String, paths: ArraySlice<String>, in db: Database) throws -> [LocalRecord] {
         let (these, arguments) = IndexSQL.paths(paths, in: folder)
-        let statement = try IndexSQL.statement(db, sql: "SELECT * FROM local_files WHERE \(these)", count: paths.count)
+        let statement = try IndexSQL.statement(db, sql: "SELECT \(Self.columns) FROM local_files WHERE \(these)", count: paths.count)
         return try Row.fetchAll(statement, arguments: arguments).map(Self.decode)
     }
 
@@ -107,20 +107,24 @@ public struct LocalFileStore: Sendable {
         try IndexSQL.renameSubtree(table: Self.table, folder: folder, from: from, to: to, in: db)
     }
 
+    /// The columns `decode` reads, in its order: `SELECT \(columns) FROM local_files`.
+    static let columns = "path, kind, inode, size, mtime_ns, ctime_ns, mode, content_hash, chunks, symlink_target, chunk_lengths"
+
+    /// A row of `columns`.
     static func decode(_ row: Row) throws -> LocalRecord {
-        let path: String = try row.indexValue("path", table: table)
-        func value<Value: DatabaseValueConvertible>(_ column: String) throws -> Value {
-            try row.indexValue(column, table: table, path: path)
+        let path: String = try row.indexValue(checkedAt: 0, "path", table: table)
+        func value<Value: DatabaseValueConvertible>(_ index: Int, _ column: String) throws -> Value {
+            try row.indexValue(checkedAt: index, column, table: table, path: path)
         }
-        let chunks: String = try value("chunks")
-        let lengths: String? = try value("chunk_lengths")
+        let chunks: String = try value(8, "chunks")
+        let lengths: String? = try value(10, "chunk_lengths")
         return LocalRecord(
-            path: path, kind: try IndexValue.kind(value("kind"), table: table, path: path),
-            inode: UInt64(bitPattern: try value("inode")), size: try value("size"), mtimeNs: try value("mtime_ns"),
-            ctimeNs: try value("ctime_ns"), mode: try IndexValue.mode(value("mode"), table: table, path: path),
-            contentHash: try value("content_hash"),
+            path: path, kind: try IndexValue.kind(value(1, "kind"), table: table, path: path),
+            inode: UInt64(bitPattern: try value(2, "inode")), size: try value(3, "size"), mtimeNs: try value(4, "mtime_ns"),
+            ctimeNs: try value(5, "ctime_ns"), mode: try IndexValue.mode(value(6, "mode"), table: table, path: path),
+            contentHash: try value(7, "content_hash"),
             chunks: chunks.isEmpty ? [] : chunks.split(separator: ",").map(String.init),
-            symlinkTarget: try value("symlink_target"),
+            symlinkTarget: try value(9, "symlink_target"),
             // Unreadable lengths are not known ones: the file is read when they are needed.
             chunkLengths: lengths.flatMap { text in
                 let parsed = text.split(separator: ",").compactMap { Int($0) }

@@ -32,7 +32,7 @@ struct RecordStore: Sendable {
     func subtree(folder: String, at path: String) throws -> (locals: [LocalRecord], bases: [BaseRecord]) {
         try pool.read { db in
             let locals = try Row.fetchAll(
-                db, sql: "SELECT * FROM \(LocalFileStore.table) WHERE \(IndexSQL.subtree)", arguments: IndexSQL.subtree(folder: folder, path))
+                db, sql: "SELECT \(LocalFileStore.columns) FROM \(LocalFileStore.table) WHERE \(IndexSQL.subtree)", arguments: IndexSQL.subtree(folder: folder, path))
             return (try locals.map(LocalFileStore.decode), try base.live(folder: folder, under: path, in: db))
         }
     }
