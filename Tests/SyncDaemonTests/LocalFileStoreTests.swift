@@ -52,6 +52,32 @@ struct LocalFileStoreTests {
         #expect(try index.files.record(folder: "g", path: "a.txt") == nil)
     }
 
+    /// `otherNames`: the other files recorded with the inodes asked, in that folder; never the
+    /// paths asked, a symlink, or another folder's. More than one statement's worth of inodes too.
+    @Test func otherNamesAreTheFilesRecordedWithTheSameInode() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        var update = IndexUpdate()
+        update.locals = [
+            Self.record("a.txt", content: "c1", inode: 5), Self.record("d/b.txt", content: "c1", inode: 5),
+            Self.record("c.txt", content: "c1", inode: 5), Self.record("other.txt", content: "c1", inode: 6),
+            Self.record("link", content: "c1", inode: 5, link: "a.txt"),
+        ] + (1...600).map { Self.record("many/\($0)", content: "m", inode: UInt64(1000 + $0)) }
+        try index.records.apply(folder: "f", update)
+        var elsewhere = IndexUpdate()
+        elsewhere.locals = [Self.record("e.txt", content: "c1", inode: 5)]
+        try index.records.apply(folder: "g", elsewhere)
+
+        #expect(try index.files.otherNames(folder: "f", of: ["a.txt": 5]) == ["c.txt", "d/b.txt"])
+        #expect(try index.files.otherNames(folder: "f", of: ["a.txt": 5, "c.txt": 5]) == ["d/b.txt"])
+        #expect(try index.files.otherNames(folder: "f", of: ["x.txt": 6]) == ["other.txt"])
+        #expect(try index.files.otherNames(folder: "f", of: ["x.txt": 7]) == [])
+        #expect(try index.files.otherNames(folder: "f", of: [:]) == [])
+        // 600 inodes asked (two statements): the last one's file is found too.
+        let asked = Dictionary(uniqueKeysWithValues: (1...600).map { ("asked/\($0)", UInt64(1000 + $0)) })
+        #expect(try index.files.otherNames(folder: "f", of: asked).count == 600)
+    }
+
     /// `put` says how it wrote each record, and the chunk listing (`local_chunks`, which files
     /// hold which chunks) follows: kept for the same chunks, made for a new path, made again
     /// for new content, gone for a symlink.
