@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A write through one hard link changes the file's other names without an inotify
 /// event for them. Names inside the folder are looked at again once the written one is
@@ -28,6 +29,47 @@ struct HardLinkTests {
         try await rig.waitForServerTree(
             ["first.txt": two, "second.txt": two, "third.txt": two, "alone.txt": one], timeout: .seconds(90))
         try await d.waitUntilIdle()
+    }
+
+    /// The other names are looked at once the written one is committed, not when it is refused:
+    /// two names refused for good would journal each other for ever (found by review). Every
+    /// commit is refused here; after the first name's refusal, no more commits go up.
+    @Test func aNameRefusedForGoodDoesNotSendItsOtherNames() async throws {
+        let tmp = try TemporaryDirectory("hardlink-refused")
+        defer { tmp.remove() }
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        defer { server.stop() }
+        let credential = try server.provision(folder: "docs", device: "alpha")
+        try await server.start()
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        defer { proxy.stop() }
+        let d = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: proxy.url, credential: credential)
+        try await d.start()
+        defer { d.stop() }
+        try writeFile(d.path("first.txt"), "one")
+        #expect(link(d.path("first.txt"), d.path("second.txt")) == 0)
+        try await d.waitUntilIdle()
+        let client = server.client(credential: credential)
+        #expect(try await client.tree(folder: "docs").count == 2)
+
+        proxy.refuseNext(requestContaining: "/commit", status: 422, code: "bad_request", message: "refused by the test", every: true)
+        let fd = open(d.path("first.txt"), O_WRONLY | O_APPEND)
+        #expect(fd >= 0)
+        #expect("+two".withCString { write(fd, $0, 4) } == 4)
+        close(fd)
+        try await eventually("first.txt failed for good", timeout: .seconds(60), poll: .milliseconds(200)) {
+            try await d.status()?.errors.contains { $0.path == "first.txt" && $0.code == "rejected" && $0.retryAt == nil } == true
+        }
+        // Nothing more goes up by itself: the refusals stop at what was sent by then (with the
+        // other names journaled at the refusal, they climbed by one every few milliseconds).
+        let refused = proxy.faults
+        #expect(refused >= 1)
+        let until = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < until {
+            try await Task.sleep(for: .milliseconds(250))
+            #expect(proxy.faults == refused, "commits kept going up: \(proxy.faults) refused")
+            if proxy.faults != refused { break }
+        }
     }
 
     @Test func aWriteThroughAnotherHardLinkIsFoundByARescan() async throws {

@@ -21,9 +21,13 @@ extension Row {
     func indexValue<Value: DatabaseValueConvertible>(checkedAt index: Int, _ column: String, table: String, path: String? = nil)
         throws -> Value
     {
+        // (GRDB traps on an index past the row's end.)
+        guard index < count else {
+            throw DaemonError.corruptIndex(table: table, column: column, value: "no such column", path: path)
+        }
         do { return try decode(Value.self, atIndex: index) } catch {
-            let value = index < count ? (self[index] as DatabaseValue).description : "no such column"
-            throw DaemonError.corruptIndex(table: table, column: column, value: value, path: path, underlying: error)
+            throw DaemonError.corruptIndex(
+                table: table, column: column, value: (self[index] as DatabaseValue).description, path: path, underlying: error)
         }
     }
 

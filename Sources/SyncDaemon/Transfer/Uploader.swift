@@ -81,7 +81,6 @@ struct Uploader: Sendable {
             }
         }
         if !replaced.isEmpty { await lookBelow(replacedDirectories: replaced.sorted(), of: &staged) }
-        lookAtOtherNames(of: &staged)
         afterPreparing?()
         setAsideMeetingDownloads(&staged, ops: ops)
         setAsideMeetingDeletes(&staged)
@@ -112,6 +111,7 @@ struct Uploader: Sendable {
         var result = staged.result
         if !staged.changes.isEmpty { await commit(staged.changes, into: &result) }
         result.inherit(staged.followers)
+        lookAtOtherNames(of: Self.hardLinked(staged.changes), into: &result)
         return result
     }
 

@@ -32,7 +32,7 @@ final class FaultProxy: Sendable {
         var marker: [UInt8]?
         var hook: (marker: [UInt8], action: @Sendable () -> Void)?
         var replyDelay: (marker: [UInt8], milliseconds: Int)?
-        var refusal: (marker: [UInt8], response: [UInt8])?
+        var refusal: (marker: [UInt8], response: [UInt8], every: Bool)?
         var faults = 0
         var stopped = false
         var chaos: Chaos?
@@ -83,10 +83,11 @@ final class FaultProxy: Sendable {
 
     /// The next request containing `marker` never reaches the server: the proxy answers it
     /// with `status` and a JSON error body of the server's shape, and closes the connection.
-    func refuseNext(requestContaining marker: String, status: Int, code: String, message: String) {
+    /// `every`: every such request from now on, not only the next (`faults` counts them).
+    func refuseNext(requestContaining marker: String, status: Int, code: String, message: String, every: Bool = false) {
         let body = #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#
         let head = "HTTP/1.1 \(status) Refused\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
-        state.withLock { $0.refusal = (Array(marker.utf8), Array((head + body).utf8)) }
+        state.withLock { $0.refusal = (Array(marker.utf8), Array((head + body).utf8), every) }
     }
 
     var faults: Int { state.withLock { $0.faults } }
@@ -233,7 +234,7 @@ final class FaultProxy: Sendable {
             hook?()
             let refusal = state.withLock { state -> [UInt8]? in
                 guard let rule = state.refusal, Self.contains(recent, rule.marker) else { return nil }
-                state.refusal = nil
+                if !rule.every { state.refusal = nil }
                 state.faults += 1
                 return rule.response
             }
