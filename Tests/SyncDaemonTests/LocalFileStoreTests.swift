@@ -52,30 +52,33 @@ struct LocalFileStoreTests {
         #expect(try index.files.record(folder: "g", path: "a.txt") == nil)
     }
 
-    /// `otherNames`: the other files recorded with the inodes asked, in that folder; never the
-    /// paths asked, a symlink, or another folder's. More than one statement's worth of inodes too.
-    @Test func otherNamesAreTheFilesRecordedWithTheSameInode() throws {
+    /// `names`: the files recorded with the inodes asked, in that folder; never a symlink or
+    /// another folder's. Many inodes in one statement.
+    @Test func namesAreTheFilesRecordedWithTheInodesAsked() throws {
         let (index, tmp) = try JournalTests.store()
         defer { tmp.remove() }
         var update = IndexUpdate()
         update.locals = [
             Self.record("a.txt", content: "c1", inode: 5), Self.record("d/b.txt", content: "c1", inode: 5),
-            Self.record("c.txt", content: "c1", inode: 5), Self.record("other.txt", content: "c1", inode: 6),
-            Self.record("link", content: "c1", inode: 5, link: "a.txt"),
+            Self.record("other.txt", content: "c1", inode: 6), Self.record("link", content: "c1", inode: 5, link: "a.txt"),
         ] + (1...600).map { Self.record("many/\($0)", content: "m", inode: UInt64(1000 + $0)) }
         try index.records.apply(folder: "f", update)
         var elsewhere = IndexUpdate()
         elsewhere.locals = [Self.record("e.txt", content: "c1", inode: 5)]
         try index.records.apply(folder: "g", elsewhere)
 
-        #expect(try index.files.otherNames(folder: "f", of: ["a.txt": 5]) == ["c.txt", "d/b.txt"])
-        #expect(try index.files.otherNames(folder: "f", of: ["a.txt": 5, "c.txt": 5]) == ["d/b.txt"])
-        #expect(try index.files.otherNames(folder: "f", of: ["x.txt": 6]) == ["other.txt"])
-        #expect(try index.files.otherNames(folder: "f", of: ["x.txt": 7]) == [])
-        #expect(try index.files.otherNames(folder: "f", of: [:]) == [])
-        // 600 inodes asked (two statements): the last one's file is found too.
-        let asked = Dictionary(uniqueKeysWithValues: (1...600).map { ("asked/\($0)", UInt64(1000 + $0)) })
-        #expect(try index.files.otherNames(folder: "f", of: asked).count == 600)
+        #expect(try index.files.names(folder: "f", inodes: [5]) == ["a.txt", "d/b.txt"])
+        #expect(try index.files.names(folder: "f", inodes: [5, 6, 7]) == ["a.txt", "d/b.txt", "other.txt"])
+        #expect(try index.files.names(folder: "f", inodes: [7]) == [])
+        #expect(try index.files.names(folder: "f", inodes: []) == [])
+        #expect(try index.files.names(folder: "f", inodes: Set((1...600).map { UInt64(1000 + $0) })).count == 600)
+        // An inode past Int64.max (stored by its bit pattern) is found as well.
+        var high = IndexUpdate()
+        var record = Self.record("high.txt", content: "h", inode: 9)
+        record.inode = UInt64.max - 1
+        high.locals = [record]
+        try index.records.apply(folder: "f", high)
+        #expect(try index.files.names(folder: "f", inodes: [UInt64.max - 1]) == ["high.txt"])
     }
 
     /// `put` says how it wrote each record, and the chunk listing (`local_chunks`, which files

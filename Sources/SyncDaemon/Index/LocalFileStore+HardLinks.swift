@@ -2,17 +2,15 @@ import Foundation
 import GRDB
 
 extension LocalFileStore {
-    /// The other paths recorded with the inode of each of `files` (path → inode): the other
-    /// names of a file with hard links, which a write through one name changes without an
-    /// inotify event of their own. Paths among `files` are left out.
+    /// The paths of the files recorded with one of `inodes`: the names of files with hard
+    /// links, which a write through one name changes without an inotify event of their own.
     ///
     /// No index on the inode: one pass over the folder's records, paid only by a batch that
     /// committed a file with several names, where an index would cost every record written (a
     /// download's, too) an entry at a random place.
-    func otherNames(folder: String, of files: [String: UInt64]) throws -> [String] {
-        let inodes = Set(files.values).map { Int64(bitPattern: $0) }
+    func names(folder: String, inodes: Set<UInt64>) throws -> Set<String> {
         guard !inodes.isEmpty else { return [] }
-        let list = "[" + inodes.map(String.init).joined(separator: ",") + "]"
+        let list = "[" + inodes.map { String(Int64(bitPattern: $0)) }.joined(separator: ",") + "]"
         return try pool.read { db in
             let found = try String.fetchAll(
                 db, sql: """
@@ -20,7 +18,7 @@ extension LocalFileStore {
                     AND inode IN (SELECT value FROM json_each(?))
                     """,
                 arguments: [folder, list])
-            return Set(found).subtracting(files.keys).sorted()
+            return Set(found)
         }
     }
 }
