@@ -203,7 +203,7 @@ struct ContainmentTests {
         #expect(try scanner.scan().items.map(\.path).sorted() == ["esc-abs", "esc-up", "real"])
         let preparer = Preparer(folder: FolderRoot(layout.folder))
         let prepared = preparer.prepare(path: "esc-abs/secret.txt", local: nil, base: nil, liveBelow: { [] })
-        guard case .unchanged(nil, "esc-abs/secret.txt") = prepared else {
+        guard case .unchanged(nil, "esc-abs/secret.txt", false) = prepared else {
             Issue.record("a path below a symlink must read as gone, got \(prepared)")
             return
         }

@@ -29,7 +29,10 @@ enum ChunkSource: Sendable {
 /// What preparing a path decided.
 enum Preparation: Sendable {
     case change([PreparedChange])
-    case unchanged(local: LocalRecord?, removeLocalUnder: String?)
+    /// `hardLinked`: a file with other names, read again because its record no longer
+    /// matched (its content was on the server already: a commit recorded through the outbox
+    /// records no "look again" of the other names, `Uploader.lookAtOtherNames`).
+    case unchanged(local: LocalRecord?, removeLocalUnder: String?, hardLinked: Bool = false)
     /// Still being written (changed while we read it): try again shortly.
     case unstable
     case failed(DaemonError)

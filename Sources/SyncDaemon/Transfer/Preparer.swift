@@ -155,7 +155,9 @@ struct Preparer: Sendable {
             path: path, kind: .file, inode: after.inode, size: after.size, mtimeNs: after.mtimeNs,
             ctimeNs: after.ctimeNs, mode: after.mode, contentHash: chunked.contentHash,
             chunks: chunked.chunks.map(\.hash), symlinkTarget: nil, chunkLengths: LocalRecord.lengths(chunked.chunks.map(\.length)))
-        if isLive(base, kind: .file, hash: chunked.contentHash, mode: after.mode) { return .unchanged(local: record, removeLocalUnder: nil) }
+        if isLive(base, kind: .file, hash: chunked.contentHash, mode: after.mode) {
+            return .unchanged(local: record, removeLocalUnder: nil, hardLinked: links > 1 && local != nil)
+        }
         let source: ChunkSource =
             if keepBytes, let bytes { .memory(bytes, chunked.chunks) } else { .file(path: path, in: folder, chunked.chunks) }
         return .change([PreparedChange(

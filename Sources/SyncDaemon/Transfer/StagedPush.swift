@@ -25,6 +25,9 @@ struct StagedPush: Sendable {
     /// Ops whose change another op sends (`follower → sender`).
     var followers: [String: String] = [:]
     var inputs: [String: Inputs] = [:]
+    /// Files with other names found unchanged after a read (their content on the server
+    /// already), by op path: their other names are looked at once the batch is recorded.
+    var unchangedLinked: [String: LocalRecord] = [:]
 
     var paths: [String] { Array(inputs.keys) }
 
@@ -34,6 +37,7 @@ struct StagedPush: Sendable {
         guard !stale.isEmpty else { return }
         for path in stale {
             changes[path] = nil
+            unchangedLinked[path] = nil
             result.settle(path, .deferred(forgetMove: false))
         }
         result.update.locals.removeAll { stale.contains($0.path) }

@@ -41,7 +41,7 @@ extension Uploader {
         guard let recorded, recorded.kind == .directory else { return false }
         let found: LocalRecord?
         switch preparation {
-        case .unchanged(let local, _): found = local
+        case .unchanged(let local, _, _): found = local
         case .change(let list): found = list.first { $0.change.path == path }?.local
         case .unstable, .failed: found = nil
         }

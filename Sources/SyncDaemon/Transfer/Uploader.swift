@@ -70,8 +70,9 @@ struct Uploader: Sendable {
             staged.inputs[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
             switch preparation {
             case .change(let list): staged.changes[path] = list
-            case .unchanged(let local, let removeUnder):
+            case .unchanged(let local, let removeUnder, let hardLinked):
                 if let local { staged.result.update.locals.append(local) }
+                if hardLinked, let local { staged.unchangedLinked[path] = local }
                 if let removeUnder { staged.result.update.removedLocals.append(removeUnder) }
                 // Written when the batch is recorded: only if no download landed here meanwhile.
                 if local != nil || removeUnder != nil { staged.result.update.preparedOver[path] = records.base[path]?.rev ?? 0 }
@@ -111,7 +112,7 @@ struct Uploader: Sendable {
         var result = staged.result
         if !staged.changes.isEmpty { await commit(staged.changes, into: &result) }
         result.inherit(staged.followers)
-        lookAtOtherNames(of: Self.hardLinked(staged.changes), into: &result)
+        lookAtOtherNames(of: Self.hardLinked(staged.changes).merging(staged.unchangedLinked) { sent, _ in sent }, into: &result)
         return result
     }
 
