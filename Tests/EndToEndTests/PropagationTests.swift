@@ -200,11 +200,31 @@ extension PropagationTests {
             expected[name] = contentHash(bytes)
             try writeFile(two.a.path(name), bytes)
             var downloading = false
-            try await eventually("beta downloads \(name), or has it", timeout: .seconds(120), poll: .milliseconds(5)) {
-                downloading = try await two.b.status()?.transferring.contains {
-                    $0.path == name && $0.direction == "download"
-                } == true
-                return downloading || FileManager.default.fileExists(atPath: two.b.path(name))
+            // (Up to 4 minutes: a clean-clone CI run, with every other suite starting beside it,
+            // went past 2 minutes here. Polled every 20 ms, not 5: the polls load that machine
+            // too, and the proxy's delay makes the download last seconds.)
+            do {
+                try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
+                    downloading = try await two.b.status()?.transferring.contains {
+                        $0.path == name && $0.direction == "download"
+                    } == true
+                    return downloading || FileManager.default.fileExists(atPath: two.b.path(name))
+                }
+            } catch {
+                two.tmp.keepForPostMortem()
+                var report = "\(error)"
+                for d in [two.a, two.b] {
+                    var shown: String
+                    do {
+                        let status = try await d.status()
+                        shown = "state \(String(describing: status?.state)), transferring \(status?.transferring.map(\.path) ?? [])"
+                        shown += ", errors \(status?.errors.map { "\($0.path): \($0.message)" } ?? [])"
+                    } catch {
+                        shown = "no status: \(error)"
+                    }
+                    report += "\n--- \(d.dir): \(shown)\n\(d.log.suffix(2500))"
+                }
+                throw TestFailure(report)
             }
             guard downloading else {
                 print("round \(round): beta had \(name) before the cut could be made; next round")
