@@ -211,20 +211,7 @@ extension PropagationTests {
                     return downloading || FileManager.default.fileExists(atPath: two.b.path(name))
                 }
             } catch {
-                two.tmp.keepForPostMortem()
-                var report = "\(error)"
-                for d in [two.a, two.b] {
-                    var shown: String
-                    do {
-                        let status = try await d.status()
-                        shown = "state \(String(describing: status?.state)), transferring \(status?.transferring.map(\.path) ?? [])"
-                        shown += ", errors \(status?.errors.map { "\($0.path): \($0.message)" } ?? [])"
-                    } catch {
-                        shown = "no status: \(error)"
-                    }
-                    report += "\n--- \(d.dir): \(shown)\n\(d.log.suffix(2500))"
-                }
-                throw TestFailure(report)
+                throw TestFailure("\(error)" + (await two.postMortem()))
             }
             guard downloading else {
                 print("round \(round): beta had \(name) before the cut could be made; next round")

@@ -25,9 +25,10 @@ struct StagedPush: Sendable {
     /// Ops whose change another op sends (`follower → sender`).
     var followers: [String: String] = [:]
     var inputs: [String: Inputs] = [:]
-    /// Files with other names found unchanged after a read (their content on the server
-    /// already), by op path: their other names are looked at once the batch is recorded.
-    var unchangedLinked: [String: LocalRecord] = [:]
+    /// Files read with other names (hard links), changed or found on the server already, by op
+    /// path: their other names are looked at once the batch's outcome is known
+    /// (`Uploader.lookAtOtherNames`, which skips an op not committed or unchanged by then).
+    var linked: [String: LocalRecord] = [:]
 
     var paths: [String] { Array(inputs.keys) }
 
@@ -37,7 +38,6 @@ struct StagedPush: Sendable {
         guard !stale.isEmpty else { return }
         for path in stale {
             changes[path] = nil
-            unchangedLinked[path] = nil
             result.settle(path, .deferred(forgetMove: false))
         }
         result.update.locals.removeAll { stale.contains($0.path) }

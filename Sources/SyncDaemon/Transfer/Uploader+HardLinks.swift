@@ -3,18 +3,6 @@
 /// the other names the index records under its inode are looked at again (each prepares as
 /// changed, or as unchanged by its stat alone when it was not in fact written).
 extension Uploader {
-    /// The records of `changes`' files that had other names when they were read, by op path:
-    /// `lookAtOtherNames`' input.
-    static func hardLinked(_ changes: [String: [PreparedChange]]) -> [String: LocalRecord] {
-        var linked: [String: LocalRecord] = [:]
-        for (owner, list) in changes {
-            for prepared in list where prepared.hardLinked {
-                if let local = prepared.local { linked[owner] = local }
-            }
-        }
-        return linked
-    }
-
     /// Adds to `result`'s update (`lookAgain`, journaled with the batch's records) the other
     /// recorded names of the files in `linked` whose change was committed (or found on the
     /// server already). A refused one adds nothing: two names refused for good would otherwise

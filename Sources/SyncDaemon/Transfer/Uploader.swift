@@ -69,10 +69,12 @@ struct Uploader: Sendable {
             if Self.isReplacedDirectory(path, recorded: records.local[path], preparation: preparation) { replaced.append(path) }
             staged.inputs[path] = StagedPush.Inputs(local: records.local[path], base: records.base[path], liveBelow: below)
             switch preparation {
-            case .change(let list): staged.changes[path] = list
+            case .change(let list):
+                staged.changes[path] = list
+                if let file = list.first(where: \.hardLinked)?.local { staged.linked[path] = file }
             case .unchanged(let local, let removeUnder, let hardLinked):
                 if let local { staged.result.update.locals.append(local) }
-                if hardLinked, let local { staged.unchangedLinked[path] = local }
+                if hardLinked, let local { staged.linked[path] = local }
                 if let removeUnder { staged.result.update.removedLocals.append(removeUnder) }
                 // Written when the batch is recorded: only if no download landed here meanwhile.
                 if local != nil || removeUnder != nil { staged.result.update.preparedOver[path] = records.base[path]?.rev ?? 0 }
@@ -112,7 +114,7 @@ struct Uploader: Sendable {
         var result = staged.result
         if !staged.changes.isEmpty { await commit(staged.changes, into: &result) }
         result.inherit(staged.followers)
-        lookAtOtherNames(of: Self.hardLinked(staged.changes).merging(staged.unchangedLinked) { sent, _ in sent }, into: &result)
+        lookAtOtherNames(of: staged.linked, into: &result)
         return result
     }
 

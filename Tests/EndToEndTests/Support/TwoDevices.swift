@@ -69,18 +69,29 @@ struct TwoDevices {
                     return last == expected
                 }
             } catch {
-                tmp.keepForPostMortem()
-                var report = "\(error)\nexpected \(expected.keys.sorted())\nfound    \(last.keys.sorted())"
-                for other in [a, b] {
-                    var errors: [String]
-                    do { errors = try await other.status()?.errors.map { "\($0.path): \($0.message)" } ?? ["(no folder)"] } catch {
-                        errors = ["(no status: \(error))"]
-                    }
-                    report += "\n--- \(other.dir): errors \(errors)\n\(other.log.suffix(2500))"
-                }
-                throw TestFailure(report + "\n--- kept: \(tmp.path)")
+                let found = "\(error)\nexpected \(expected.keys.sorted())\nfound    \(last.keys.sorted())"
+                throw TestFailure(found + (await postMortem()))
             }
         }
+    }
+
+    /// For a failure's message: what each device shows (state, transfers, errors) and the tail
+    /// of its log; the test's directory is kept.
+    func postMortem() async -> String {
+        tmp.keepForPostMortem()
+        var report = ""
+        for d in [a, b] {
+            var shown: String
+            do {
+                let status = try await d.status()
+                shown = "state \(status.map { "\($0.state)" } ?? "(no folder)"), transferring \(status?.transferring.map(\.path) ?? [])"
+                shown += ", errors \(status?.errors.map { "\($0.path): \($0.message)" } ?? [])"
+            } catch {
+                shown = "no status: \(error)"
+            }
+            report += "\n--- \(d.dir): \(shown)\n\(d.log.suffix(2500))"
+        }
+        return report + "\n--- kept: \(tmp.path)"
     }
 }
 
