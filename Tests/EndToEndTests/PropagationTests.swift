@@ -204,9 +204,11 @@ extension PropagationTests {
             // went past 2 minutes here. Polled every 20 ms, not 5: the polls load that machine
             // too, and the proxy's delay makes the download last seconds.)
             do {
+                // Cut once 16 MiB are written: what is written (from 8 MiB on: `PartialDownloads`)
+                // is kept for the next try.
                 try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
                     downloading = try await two.b.status()?.transferring.contains {
-                        $0.path == name && $0.direction == "download"
+                        $0.path == name && $0.direction == "download" && $0.bytesDone >= 16 << 20
                     } == true
                     return downloading || FileManager.default.fileExists(atPath: two.b.path(name))
                 }
@@ -232,6 +234,14 @@ extension PropagationTests {
             }
             try await two.server.start()
             try await two.waitForBoth(expected, timeout: .seconds(120))
+            // Beta went on from what it had written: it fetched only the rest.
+            let line = try #require(
+                two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
+                "beta fetched \(name) from its start again")
+            let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int64($0.1) })
+            let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int64($0.1) })
+            #expect(kept >= 8 << 20, "\(line)")
+            #expect(kept + fetched == 150 << 20, "\(line)")
             return
         }
         Issue.record("no round caught beta mid-download: nothing was checked")

@@ -35,5 +35,7 @@ extension FolderEngine {
             await group.next()
             group.cancelAll()
         }
+        // Their staging files are not left in the folder until the next start.
+        partials.discardAll()
     }
 }

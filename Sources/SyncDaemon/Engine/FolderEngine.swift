@@ -27,6 +27,8 @@ public actor FolderEngine {
     let restorer: RemoteRestore
     /// Downloads landing, whose own events are dropped.
     let echoes: DownloadEchoes
+    /// Big downloads cut short, kept for their next try: given up when the engine stops.
+    let partials: PartialDownloads
     /// The folder, for a look at what an event left (through the pinned root).
     let folder: FolderRoot
     /// The paths being written, for the uploader (which leaves them to their writer's close).
@@ -59,6 +61,7 @@ public actor FolderEngine {
         self.logger = logger
         self.openWrites = openWrites
         self.echoes = applier.echoes
+        self.partials = applier.partials
         self.folder = applier.materializer.folder
         let ignore = FolderIgnore(folder: id, root: root, patterns: config.ignore, excluded: excluded, logger: logger)
         let watch = FolderWatch(folder: id, root: root, logger: logger)

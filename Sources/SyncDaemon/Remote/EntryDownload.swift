@@ -79,6 +79,14 @@ struct EntryDownload: Sendable {
                 directory = written.directory
                 applier.metrics.downloaded(files: 1, bytes: written.fetched)
                 applier.progress.tally.downloaded(path: path, bytes: entry.size)
+                if written.resumedAt > 0 {
+                    applier.logger.info(
+                        "download resumed where an earlier try was cut short",
+                        metadata: [
+                            "path": "\(path)", "kept_bytes": "\(written.resumedAt)", "fetched_bytes": "\(written.fetched)",
+                            "size": "\(entry.size)",
+                        ])
+                }
                 if let localChunks {
                     applier.logger.info(
                         "downloaded with local chunks",

@@ -61,14 +61,6 @@ extension FileAssembler {
         return StagedFile(entry: entry, target: target, staging: staging, stat: staged)
     }
 
-    /// A new, empty staging file beside `path`'s target (parents created as needed), open
-    /// for writing; the caller closes it, and unlinks it unless it is renamed into place.
-    func openStaging(for path: String) throws(DaemonError) -> (target: Located, staging: Located, fd: Int32) {
-        let target = try materializer.locate(path, create: true)
-        let (staging, fd) = try openStaging(beside: target)
-        return (target, staging, fd)
-    }
-
     /// A new, empty staging file in `target`'s directory, open for writing, made with `mode`
     /// (less what the umask takes). A name taken already (staging names are a count, which
     /// someone may guess) is passed over for the next one, a few times.

@@ -11,6 +11,8 @@ import SyncCore
 /// followed).
 struct FileAssembler: Sendable {
     let materializer: Materializer
+    /// Big downloads cut short, kept for their next try (nil: none kept).
+    var partials: PartialDownloads? = nil
 
     /// Assembles `entry` in a staging file (copying from `copySource` when a
     /// local file already has this content, else taking each chunk from
@@ -23,79 +25,61 @@ struct FileAssembler: Sendable {
         fetch: @escaping @Sendable (String) async throws -> [UInt8], lookahead: Int = 4,
         progress: @Sendable (Int64) async -> Void,
         beforeRename: (FileStat) throws -> Void
-    ) async throws -> (stat: FileStat, fetched: Int64, chunkLengths: [Int]?, directory: DirectoryHandle) {
+    ) async throws -> (stat: FileStat, fetched: Int64, chunkLengths: [Int]?, directory: DirectoryHandle, resumedAt: Int64) {
         let path = entry.path
-        let (target, staging, fd) = try openStaging(for: path)
-        var keep = false
+        let target = try materializer.locate(path, create: true)
+        // The chunks an earlier try of this content wrote, kept (`PartialDownloads`); not
+        // when a local file with the content is copied whole.
+        var resumed = partials?.take(path: path, contentHash: entry.contentHash, beside: target)
+        if let kept = resumed, copySource != nil {
+            PartialDownloads.discard(kept)
+            resumed = nil
+        }
+        let (staging, fd) = try resumed.map { ($0.staging, $0.fd) } ?? openStaging(beside: target)
+        // false once the staging file is renamed into place.
+        var remove = true
+        // true once the staging file, still open, is kept for the next try (`PartialDownloads`).
+        var handedOver = false
         defer {
-            close(fd)
-            if !keep { unlinkat(staging.directory.fd, staging.name, 0) }
+            if !handedOver {
+                close(fd)
+                if remove { unlinkat(staging.directory.fd, staging.name, 0) }
+            }
         }
         var fetched: Int64 = 0
         // Each chunk's length as written (or, for a copy, as the copy was chunked to check it).
-        var lengths: [Int] = []
+        var lengths: [Int] = resumed?.lengths ?? []
         lengths.reserveCapacity(entry.chunks.count)
-        var writeback = Writeback(fd: fd)
+        let resumedAt = resumed?.offset ?? 0
+        var writeback = Writeback(fd: fd, from: resumedAt)
         let copied = copySource.flatMap { copy(from: $0, to: fd, expecting: entry) }
         if let copied {
             lengths = copied
         } else {
-            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw DaemonError.io("truncate", path) }
-            // Chunks not found locally are fetched up to `lookahead` ahead of the writer
-            // (at most that many chunks of ≤ 4 MiB held at once).
-            try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
-                var launched = 0, inFlight = 0
-                var arrived: [Int: [UInt8]] = [:]
-                func launch(upTo limit: Int) {
-                    // Chunks that arrived ahead of the writer count too: at most `limit` held.
-                    while launched < entry.chunks.count && inFlight + arrived.count < limit {
-                        let index = launched, hash = entry.chunks[index]
-                        launched += 1
-                        guard localChunks?.refs[hash] == nil else { continue }
-                        inFlight += 1
-                        // Checked as it arrives, beside the writer: on another core when there is one.
-                        group.addTask { (index, try Self.checked(await fetch(hash), hash: hash, path: path)) }
-                    }
+            if resumed == nil {
+                guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw DaemonError.io("truncate", path) }
+            } else {
+                guard lseek(fd, off_t(resumedAt), SEEK_SET) == off_t(resumedAt) else { throw DaemonError.io("seek", path) }
+                await progress(resumedAt)
+            }
+            let first = resumed?.chunksDone ?? 0
+            do {
+                try await fetchChunks(
+                    entry, from: first, into: fd, localChunks: localChunks, fetch: fetch, lookahead: lookahead,
+                    progress: progress, lengths: &lengths, fetched: &fetched, writeback: &writeback)
+            } catch {
+                // Cut short by the fetch (the server gone, an error it answered): what is written
+                // waits for the next try. Not after an error of this device's own (a write, a
+                // chunk that did not match its hash: `DaemonError`), nor when the engine stops.
+                if let partials, !(error is DaemonError), !(error is CancellationError), !lengths.isEmpty,
+                    let stat = FileStat.fstat(fd),
+                    partials.keep(PartialDownload(
+                        path: path, contentHash: entry.contentHash, staging: staging, fd: fd, chunksDone: lengths.count,
+                        lengths: lengths, stat: stat, keptAt: .now))
+                {
+                    handedOver = true
                 }
-                for (index, hash) in entry.chunks.enumerated() {
-                    launch(upTo: max(1, lookahead))
-                    // A local chunk whose file is as it was when it was chunked is copied inside
-                    // the kernel; otherwise it is read and checked against its hash (`LocalChunks`).
-                    if let localChunks, let found = localChunks.refs[hash], try localChunks.copy(hash, to: fd, path: path) {
-                        lengths.append(found.ref.length)
-                        writeback.wrote(found.ref.length)
-                        await progress(Int64(found.ref.length))
-                        continue
-                    }
-                    // Read and checked against its hash (`LocalChunks`).
-                    var bytes = localChunks?.bytes(of: hash)
-                    if bytes == nil, localChunks?.refs[hash] != nil {
-                        // Listed locally but not readable as such now: fetched after all.
-                        let data = try Self.checked(await fetch(hash), hash: hash, path: path)
-                        bytes = data
-                        fetched += Int64(data.count)
-                    }
-                    while bytes == nil {
-                        if let ready = arrived.removeValue(forKey: index) {
-                            bytes = ready
-                            fetched += Int64(ready.count)
-                            break
-                        }
-                        guard let (done, data) = try await group.next() else {
-                            throw DaemonError(.io, "chunk \(hash.prefix(12)) was never fetched", path: path)
-                        }
-                        inFlight -= 1
-                        arrived[done] = data
-                        launch(upTo: max(1, lookahead))
-                    }
-                    guard let bytes else {
-                        throw DaemonError(.io, "chunk \(hash.prefix(12)) was never fetched", path: path)
-                    }
-                    try materializer.writeOrSkip(fd, bytes, path: path)
-                    lengths.append(bytes.count)
-                    writeback.wrote(bytes.count)
-                    await progress(Int64(bytes.count))
-                }
+                throw error
             }
             // A file that ends in a hole: its size comes from the entry, not from a write.
             guard ftruncate(fd, off_t(entry.size)) == 0 else { throw DaemonError.io("set size", path) }
@@ -128,11 +112,79 @@ struct FileAssembler: Sendable {
             if errno == EEXIST { throw DaemonError(.changedMeanwhile, "created meanwhile", path: path) }
             throw DaemonError.io("rename into place", path)
         }
-        keep = true
+        remove = false
         guard case .found(let final) = target.lstat() else { throw DaemonError.io("stat", path) }
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
-        return (final.isUnwritten(since: staged) ? final : staged, fetched, chunkLengths, target.directory)
+        return (final.isUnwritten(since: staged) ? final : staged, fetched, chunkLengths, target.directory, resumedAt)
+    }
+
+    /// Writes `entry`'s chunks from the `first` on, in order, at `fd`'s offset: each taken
+    /// from `localChunks` or fetched (checked against its hash as it arrives). `lengths`
+    /// has each chunk's length once it is written, so a try cut short says how far it got.
+    private func fetchChunks(
+        _ entry: WireEntry, from first: Int, into fd: Int32, localChunks: LocalChunks?,
+        fetch: @escaping @Sendable (String) async throws -> [UInt8], lookahead: Int,
+        progress: @Sendable (Int64) async -> Void,
+        lengths: inout [Int], fetched: inout Int64, writeback: inout Writeback
+    ) async throws {
+        let path = entry.path
+        // Chunks not found locally are fetched up to `lookahead` ahead of the writer
+        // (at most that many chunks of ≤ 4 MiB held at once).
+        try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            var launched = first, inFlight = 0
+            var arrived: [Int: [UInt8]] = [:]
+            func launch(upTo limit: Int) {
+                // Chunks that arrived ahead of the writer count too: at most `limit` held.
+                while launched < entry.chunks.count && inFlight + arrived.count < limit {
+                    let index = launched, hash = entry.chunks[index]
+                    launched += 1
+                    guard localChunks?.refs[hash] == nil else { continue }
+                    inFlight += 1
+                    // Checked as it arrives, beside the writer: on another core when there is one.
+                    group.addTask { (index, try Self.checked(await fetch(hash), hash: hash, path: path)) }
+                }
+            }
+            for (index, hash) in entry.chunks.enumerated() where index >= first {
+                launch(upTo: max(1, lookahead))
+                // A local chunk whose file is as it was when it was chunked is copied inside
+                // the kernel; otherwise it is read and checked against its hash (`LocalChunks`).
+                if let localChunks, let found = localChunks.refs[hash], try localChunks.copy(hash, to: fd, path: path) {
+                    lengths.append(found.ref.length)
+                    writeback.wrote(found.ref.length)
+                    await progress(Int64(found.ref.length))
+                    continue
+                }
+                // Read and checked against its hash (`LocalChunks`).
+                var bytes = localChunks?.bytes(of: hash)
+                if bytes == nil, localChunks?.refs[hash] != nil {
+                    // Listed locally but not readable as such now: fetched after all.
+                    let data = try Self.checked(await fetch(hash), hash: hash, path: path)
+                    bytes = data
+                    fetched += Int64(data.count)
+                }
+                while bytes == nil {
+                    if let ready = arrived.removeValue(forKey: index) {
+                        bytes = ready
+                        fetched += Int64(ready.count)
+                        break
+                    }
+                    guard let (done, data) = try await group.next() else {
+                        throw DaemonError(.io, "chunk \(hash.prefix(12)) was never fetched", path: path)
+                    }
+                    inFlight -= 1
+                    arrived[done] = data
+                    launch(upTo: max(1, lookahead))
+                }
+                guard let bytes else {
+                    throw DaemonError(.io, "chunk \(hash.prefix(12)) was never fetched", path: path)
+                }
+                try materializer.writeOrSkip(fd, bytes, path: path)
+                lengths.append(bytes.count)
+                writeback.wrote(bytes.count)
+                await progress(Int64(bytes.count))
+            }
+        }
     }
 
     /// `bytes` if they hash to `hash`: a chunk from the network is written only once checked.
@@ -209,9 +261,15 @@ struct Writeback {
     /// Hands `length` bytes at `offset` of `fd` to the disk (a seam: tests record the ranges).
     private let start: (_ fd: Int32, _ offset: Int64, _ length: Int64) -> Void
 
-    init(fd: Int32, start: @escaping (_ fd: Int32, _ offset: Int64, _ length: Int64) -> Void = Writeback.startWriting) {
+    /// `from`: where writing starts (a resumed download's first byte not written yet).
+    init(
+        fd: Int32, from offset: Int64 = 0,
+        start: @escaping (_ fd: Int32, _ offset: Int64, _ length: Int64) -> Void = Writeback.startWriting
+    ) {
         self.fd = fd
         self.start = start
+        self.started = offset
+        self.written = offset
     }
 
     /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`: starts writing the range back, does not wait.

@@ -21,8 +21,10 @@ struct RemoteApplier: Sendable {
     var chunkFetcher: ChunkFetcher { ChunkFetcher(remote: remote, folder: folder, maxConcurrent: fetchConcurrency) }
     /// Downloads being renamed into place whose events the engine drops.
     let echoes = DownloadEchoes()
+    /// Big downloads cut short by the server, kept for their next try.
+    let partials = PartialDownloads()
     /// Writes a file's bytes (beside its target, then renamed into place).
-    var assembler: FileAssembler { FileAssembler(materializer: materializer) }
+    var assembler: FileAssembler { FileAssembler(materializer: materializer, partials: partials) }
 
     struct Outcome: Sendable {
         /// Local paths to push (conflict copies, local edits that beat remote deletes).
@@ -54,6 +56,7 @@ struct RemoteApplier: Sendable {
         -> Outcome
     {
         var outcome = Outcome()
+        partials.giveUp(supersededBy: entries)
         var valid: [WireEntry] = []
         // Entries this device has seen already (its own commits, mostly) are done without
         // looking at the disk: the planner says `nothing` to them whatever is there.

@@ -1,0 +1,134 @@
+import Foundation
+import Glibc
+import SyncCore
+import Synchronization
+
+/// A big file's download cut short by the server (gone, unreachable, an error): its staging
+/// file, still open, with the chunks written so far. The download's next try, for the same
+/// content, goes on from there instead of fetching every chunk again.
+struct PartialDownload: Sendable {
+    let path: String
+    let contentHash: String
+    let staging: Located
+    /// The staging file, open for writing; closed when the partial is taken over or discarded.
+    let fd: Int32
+    /// How many of the entry's chunks are written, in order, each checked against its hash.
+    let chunksDone: Int
+    /// Those chunks' lengths; their sum is where the next chunk goes.
+    let lengths: [Int]
+    /// The staging file as the last write left it. Its bytes are trusted by this stat alone
+    /// (inode, size, mtime, ctime), as a local chunk is (`LocalChunks`): any write to the
+    /// file since, by anyone, changes the ctime.
+    let stat: FileStat
+    let keptAt: ContinuousClock.Instant
+
+    var offset: Int64 { Int64(lengths.reduce(0, +)) }
+}
+
+/// The partial downloads of one folder, kept for the download's next try in this process.
+/// A kept one is given up (its staging file removed) when a try for other content of its
+/// path comes, when it is older than `lifetime` or one of more than `limit`, and when the
+/// folder's engine stops. A staging file left by a kill is removed by the next start's
+/// first scan, as every staging file is.
+final class PartialDownloads: Sendable {
+    private let kept = Mutex([String: PartialDownload]())
+    /// Only a download with at least this much written is kept: below, fetching it again costs little.
+    static let keepFrom: Int64 = 8 << 20
+    static let lifetime = Duration.seconds(600)
+    static let limit = 4
+
+    /// Keeps `partial` for its path's next try; false if it is not worth keeping (the caller
+    /// then removes it as before). An older one of the path, and one past the limit, are given up.
+    func keep(_ partial: PartialDownload) -> Bool {
+        guard partial.chunksDone > 0, partial.offset >= Self.keepFrom else { return false }
+        let dropped = kept.withLock { table -> [PartialDownload] in
+            var dropped = Self.expire(&table)
+            if let old = table.updateValue(partial, forKey: partial.path) { dropped.append(old) }
+            while table.count > Self.limit, let oldest = table.values.min(by: { $0.keptAt < $1.keptAt }) {
+                if let removed = table.removeValue(forKey: oldest.path) { dropped.append(removed) }
+            }
+            return dropped
+        }
+        dropped.forEach(Self.discard)
+        return true
+    }
+
+    /// The partial download of `path` with `contentHash`, still as it was kept and still in
+    /// `target`'s directory, handed over to the caller (who then owns its fd); nil if there is
+    /// none. One for other content, or changed, moved or renamed since, is given up.
+    func take(path: String, contentHash: String, beside target: Located) -> PartialDownload? {
+        let (found, expired) = kept.withLock { table in
+            let expired = Self.expire(&table)
+            return (table.removeValue(forKey: path), expired)
+        }
+        expired.forEach(Self.discard)
+        guard let found else { return nil }
+        guard found.contentHash == contentHash, Self.isIntact(found, beside: target) else {
+            Self.discard(found)
+            return nil
+        }
+        return found
+    }
+
+    /// Gives up the partial downloads that `entries` (a feed page, retries) make useless: at a
+    /// path deleted (or moved away), below a directory deleted, and at a path that gets other
+    /// content. Else a kept staging file would linger, and keep a directory deleted on
+    /// another device from being removed here.
+    func giveUp(supersededBy entries: [WireEntry]) {
+        let dropped = kept.withLock { table -> [PartialDownload] in
+            guard !table.isEmpty else { return [] }
+            var dropped: [PartialDownload] = []
+            for entry in entries {
+                for partial in table.values where Self.supersedes(entry, partial) {
+                    if let removed = table.removeValue(forKey: partial.path) { dropped.append(removed) }
+                }
+            }
+            return dropped
+        }
+        dropped.forEach(Self.discard)
+    }
+
+    static func supersedes(_ entry: WireEntry, _ partial: PartialDownload) -> Bool {
+        if entry.path == partial.path {
+            return entry.deleted || entry.kind != .file || entry.contentHash != partial.contentHash
+        }
+        return entry.deleted && partial.path.hasPrefix(entry.path + "/")
+    }
+
+    /// Gives up every kept partial download (the engine stops).
+    func discardAll() {
+        let all = kept.withLock { table in
+            defer { table.removeAll() }
+            return Array(table.values)
+        }
+        all.forEach(Self.discard)
+    }
+
+    var count: Int { kept.withLock { $0.count } }
+
+    /// Whether the staging file is untouched since it was kept, still under its name, in the
+    /// directory that is at the target's place now.
+    private static func isIntact(_ partial: PartialDownload, beside target: Located) -> Bool {
+        guard let now = FileStat.fstat(partial.fd), now == partial.stat,
+            case .found(let named) = partial.staging.lstat(), named.inode == now.inode,
+            let held = partial.staging.directory.identity, let there = target.directory.identity,
+            held == there
+        else { return false }
+        return true
+    }
+
+    private static func expire(_ table: inout [String: PartialDownload]) -> [PartialDownload] {
+        let now = ContinuousClock.now
+        let old = table.values.filter { now - $0.keptAt > lifetime }
+        for partial in old { table.removeValue(forKey: partial.path) }
+        return old
+    }
+
+    /// Removes the staging file (only if its name still holds the file kept open) and closes it.
+    static func discard(_ partial: PartialDownload) {
+        if let open = FileStat.fstat(partial.fd), case .found(let named) = partial.staging.lstat(), named.inode == open.inode {
+            unlinkat(partial.staging.directory.fd, partial.staging.name, 0)
+        }
+        close(partial.fd)
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import Synchronization
+import SyncCore
+import Testing
+import TestSupport
+
+@testable import SyncDaemon
+
+/// A big download cut short by its fetch keeps what it wrote for the next try of the same
+/// content (`PartialDownloads`), on real files; the fetch is the seam where the cut is made.
+struct PartialDownloadTests {
+    struct Cut: Error {}
+
+    /// A 24 MiB file, its entry, and each chunk's bytes by hash.
+    struct Remote {
+        let bytes: [UInt8]
+        let entry: WireEntry
+        let chunks: [String: [UInt8]]
+
+        init(path: String = "big.bin", seed: UInt64 = 7, size: Int = 24 << 20) {
+            bytes = pseudoRandomBytes(count: size, seed: seed)
+            let chunked = FileChunker().chunk(bytes: bytes)
+            entry = WireEntry(
+                path: path, kind: .file, size: chunked.size, mtimeNs: 1_700_000_000_000_000_000, mode: 0o644,
+                chunks: chunked.chunks.map(\.hash), contentHash: chunked.contentHash, deleted: false, rev: 1)
+            var chunks: [String: [UInt8]] = [:]
+            for ref in chunked.chunks {
+                chunks[ref.hash] = Array(bytes[Int(ref.offset)..<Int(ref.offset) + ref.length])
+            }
+            self.chunks = chunks
+        }
+    }
+
+    /// Counts fetches, and throws `Cut` at the `cutAt`-th one (from 1) and after.
+    final class Fetcher: Sendable {
+        let remote: Remote
+        let cutAt: Int?
+        let corruptAt: Int?
+        private let calls = Mutex(0)
+        init(_ remote: Remote, cutAt: Int? = nil, corruptAt: Int? = nil) {
+            self.remote = remote
+            self.cutAt = cutAt
+            self.corruptAt = corruptAt
+        }
+        var count: Int { calls.withLock { $0 } }
+
+        func fetch(_ hash: String) throws -> [UInt8] {
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            if let cutAt, call >= cutAt { throw Cut() }
+            guard var bytes = remote.chunks[hash] else { throw Cut() }
+            if call == corruptAt { bytes[0] ^= 0xFF }
+            return bytes
+        }
+    }
+
+    static func write(
+        _ remote: Remote, in folder: String, partials: PartialDownloads, fetcher: Fetcher
+    ) async throws -> (stat: FileStat, fetched: Int64, resumedAt: Int64) {
+        let written = try await FileAssembler(materializer: Materializer(root: folder, trashRoot: folder + "-trash"), partials: partials).writeFile(
+            remote.entry, expected: nil, copySource: nil, localChunks: nil, fetch: { try fetcher.fetch($0) }, lookahead: 2,
+            progress: { _ in }, beforeRename: { _ in })
+        return (written.stat, written.fetched, written.resumedAt)
+    }
+
+    static func stagingFiles(in folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(Scanner.stagingPrefix) }
+    }
+
+    static func cut(_ remote: Remote, in folder: String, partials: PartialDownloads, at call: Int) async {
+        await #expect(throws: Cut.self) {
+            _ = try await write(remote, in: folder, partials: partials, fetcher: Fetcher(remote, cutAt: call))
+        }
+    }
+
+    @Test func aCutDownloadGoesOnWhereItStopped() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let remote = Remote()
+        #expect(remote.entry.chunks.count >= 8, "the test needs a file of many chunks")
+        let partials = PartialDownloads()
+        await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count / 2 + 1)
+        #expect(partials.count == 1)
+        #expect(try Self.stagingFiles(in: tmp.path).count == 1, "the staging file waits for the next try")
+        #expect(!FileManager.default.fileExists(atPath: tmp.path + "/big.bin"))
+
+        let fetcher = Fetcher(remote)
+        let written = try await Self.write(remote, in: tmp.path, partials: partials, fetcher: fetcher)
+        #expect(written.resumedAt >= PartialDownloads.keepFrom)
+        #expect(written.fetched == remote.entry.size - written.resumedAt, "only what the cut left out is fetched")
+        #expect(fetcher.count < remote.entry.chunks.count)
+        let landed = try [UInt8](Data(contentsOf: URL(fileURLWithPath: tmp.path + "/big.bin")))
+        #expect(landed == remote.bytes)
+        #expect(try Self.stagingFiles(in: tmp.path).isEmpty)
+        #expect(partials.count == 0)
+    }
+
+    @Test func aTrySeveralTimesCutKeepsWhatItHas() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let remote = Remote()
+        let partials = PartialDownloads()
+        let half = remote.entry.chunks.count / 2
+        await Self.cut(remote, in: tmp.path, partials: partials, at: half + 1)
+        // The server is still gone at the next try: nothing new is written, nothing is lost.
+        await Self.cut(remote, in: tmp.path, partials: partials, at: 1)
+        #expect(partials.count == 1)
+        let written = try await Self.write(remote, in: tmp.path, partials: partials, fetcher: Fetcher(remote))
+        #expect(written.resumedAt >= PartialDownloads.keepFrom)
+        #expect(written.fetched == remote.entry.size - written.resumedAt)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: tmp.path + "/big.bin"))) == remote.bytes)
+    }
+
+    @Test func aStagingFileWrittenToSinceIsNotTrusted() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let remote = Remote()
+        let partials = PartialDownloads()
+        await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count / 2 + 1)
+        let staging = tmp.path + "/" + (try #require(Self.stagingFiles(in: tmp.path).first))
+        // Another process writes into it: same size, other bytes.
+        let handle = try #require(FileHandle(forWritingAtPath: staging))
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 16))
+        try handle.close()
+
+        let written = try await Self.write(remote, in: tmp.path, partials: partials, fetcher: Fetcher(remote))
+        #expect(written.resumedAt == 0)
+        #expect(written.fetched == remote.entry.size)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: tmp.path + "/big.bin"))) == remote.bytes)
+        #expect(try Self.stagingFiles(in: tmp.path).isEmpty, "the untrusted staging file is removed")
+    }
+
+    @Test func otherContentForThePathGivesThePartialUp() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let old = Remote(seed: 7), new = Remote(seed: 8)
+        let partials = PartialDownloads()
+        await Self.cut(old, in: tmp.path, partials: partials, at: old.entry.chunks.count / 2 + 1)
+        let written = try await Self.write(new, in: tmp.path, partials: partials, fetcher: Fetcher(new))
+        #expect(written.resumedAt == 0)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: tmp.path + "/big.bin"))) == new.bytes)
+        #expect(try Self.stagingFiles(in: tmp.path).isEmpty)
+        #expect(partials.count == 0)
+    }
+
+    @Test func aChunkThatDoesNotMatchItsHashKeepsNothing() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let remote = Remote()
+        let partials = PartialDownloads()
+        await #expect(throws: DaemonError.self) {
+            _ = try await Self.write(
+                remote, in: tmp.path, partials: partials, fetcher: Fetcher(remote, corruptAt: remote.entry.chunks.count / 2))
+        }
+        #expect(partials.count == 0)
+        #expect(try Self.stagingFiles(in: tmp.path).isEmpty)
+    }
+
+    @Test func littleWrittenIsNotKept() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let remote = Remote(size: 6 << 20)
+        let partials = PartialDownloads()
+        await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count)
+        #expect(partials.count == 0)
+        #expect(try Self.stagingFiles(in: tmp.path).isEmpty)
+    }
+
+    /// A feed page that deletes the path or a directory above it, or gives the path other
+    /// content, gives the partial up: its staging file would keep the directory from being
+    /// removed. The same content again, or a sibling's delete, keeps it.
+    @Test func entriesThatMakeAPartialUselessGiveItUp() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let remote = Remote(path: "dir/big.bin")
+        func tombstone(_ path: String, kind: EntryKind = .directory) -> WireEntry {
+            WireEntry(path: path, kind: kind, size: 0, mtimeNs: 0, mode: 0o755, chunks: [], contentHash: "", deleted: true, rev: 9)
+        }
+        var other = remote.entry
+        other.contentHash = Remote(seed: 99).entry.contentHash
+        let cases: [(String, WireEntry, Bool)] = [
+            ("the same content again", remote.entry, true),
+            ("a sibling directory with the same prefix deleted", tombstone("di"), true),
+            ("a directory beside, named like its start, deleted", tombstone("dir.old"), true),
+            ("its directory deleted", tombstone("dir"), false),
+            ("the file deleted", tombstone("dir/big.bin", kind: .file), false),
+            ("other content at the path", other, false),
+        ]
+        for (what, entry, keeps) in cases {
+            let partials = PartialDownloads()
+            await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count / 2 + 1)
+            #expect(partials.count == 1, "\(what)")
+            partials.giveUp(supersededBy: [entry])
+            #expect(partials.count == (keeps ? 1 : 0), "\(what)")
+            #expect(try Self.stagingFiles(in: tmp.path + "/dir").count == (keeps ? 1 : 0), "\(what)")
+            partials.discardAll()
+        }
+    }
+
+    @Test func partialsGivenUpAtTheEndLeaveNoStagingFile() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let partials = PartialDownloads()
+        for (seed, name) in [(UInt64(1), "a.bin"), (2, "b.bin")] {
+            let remote = Remote(path: name, seed: seed)
+            await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count / 2 + 1)
+        }
+        #expect(partials.count == 2)
+        #expect(try Self.stagingFiles(in: tmp.path).count == 2)
+        partials.discardAll()
+        #expect(partials.count == 0)
+        #expect(try Self.stagingFiles(in: tmp.path).isEmpty)
+    }
+}
