@@ -200,6 +200,69 @@ struct PartialDownloadTests {
         }
     }
 
+    /// Kept with the entry's mtime, not its ctime: a write within the same clock tick still
+    /// shows in the stat.
+    @Test func aKeptStagingFileHasAnMtimeThatNoWriteLeaves() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let remote = Remote()
+        let partials = PartialDownloads()
+        await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count / 2 + 1)
+        let staging = tmp.path + "/" + (try #require(Self.stagingFiles(in: tmp.path).first))
+        let attributes = try FileManager.default.attributesOfItem(atPath: staging)
+        let mtime = try #require(attributes[.modificationDate] as? Date)
+        #expect(Int64(mtime.timeIntervalSince1970) == remote.entry.mtimeNs / 1_000_000_000)
+        partials.discardAll()
+    }
+
+    @Test func atMostFourAreKeptAndTheOldestGoes() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let partials = PartialDownloads()
+        let remotes = (1...5).map { Remote(path: "f\($0).bin", seed: UInt64($0)) }
+        for remote in remotes {
+            await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count / 2 + 1)
+        }
+        #expect(partials.count == PartialDownloads.limit)
+        #expect(try Self.stagingFiles(in: tmp.path).count == PartialDownloads.limit)
+        // The first kept is the one given up: its next try starts over; the last one's goes on.
+        let first = try await Self.write(remotes[0], in: tmp.path, partials: partials, fetcher: Fetcher(remotes[0]))
+        #expect(first.resumedAt == 0)
+        let last = try await Self.write(remotes[4], in: tmp.path, partials: partials, fetcher: Fetcher(remotes[4]))
+        #expect(last.resumedAt > 0)
+        partials.discardAll()
+    }
+
+    @Test func onesWithNoTryForTenMinutesAreGivenUp() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let remote = Remote()
+        let partials = PartialDownloads()
+        await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count / 2 + 1)
+        partials.expire(now: .now + .seconds(60))
+        #expect(partials.count == 1)
+        partials.expire(now: .now + PartialDownloads.lifetime + .seconds(1))
+        #expect(partials.count == 0)
+        #expect(try Self.stagingFiles(in: tmp.path).isEmpty)
+    }
+
+    /// The staging file's directory moved away and made again at its place: the partial is
+    /// not taken (the rename would not land where the records say), and is removed.
+    @Test func aPartialWhoseDirectoryWasReplacedIsNotTaken() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let remote = Remote(path: "dir/big.bin")
+        let partials = PartialDownloads()
+        await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count / 2 + 1)
+        try FileManager.default.moveItem(atPath: tmp.path + "/dir", toPath: tmp.path + "/dir.moved")
+        try FileManager.default.createDirectory(atPath: tmp.path + "/dir", withIntermediateDirectories: false)
+        let written = try await Self.write(remote, in: tmp.path, partials: partials, fetcher: Fetcher(remote))
+        #expect(written.resumedAt == 0)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: tmp.path + "/dir/big.bin"))) == remote.bytes)
+        #expect(try Self.stagingFiles(in: tmp.path + "/dir.moved").isEmpty)
+        #expect(try Self.stagingFiles(in: tmp.path + "/dir").isEmpty)
+    }
+
     @Test func partialsGivenUpAtTheEndLeaveNoStagingFile() async throws {
         let tmp = try TemporaryDirectory("partial")
         defer { tmp.remove() }

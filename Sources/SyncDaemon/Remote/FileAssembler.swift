@@ -70,16 +70,19 @@ struct FileAssembler: Sendable {
             } catch {
                 // Cut short by the fetch (the server gone, an error it answered): what is written
                 // waits for the next try. Not after an error of this device's own (a write, a
-                // chunk that did not match its hash: `DaemonError`), nor when the engine stops.
-                if let partials, !(error is DaemonError), !(error is CancellationError), !lengths.isEmpty,
-                    let stat = FileStat.fstat(fd),
-                    partials.keep(PartialDownload(
-                        path: path, contentHash: entry.contentHash, staging: staging, fd: fd, chunksDone: lengths.count,
-                        lengths: lengths, stat: stat, keptAt: .now))
+                // chunk that did not match its hash: `DaemonError`), nor when the task is
+                // cancelled (the engine stops; the client reports that as a connection error).
+                if let partials, !(error is DaemonError), !Task.isCancelled, !lengths.isEmpty,
+                    let kept = PartialDownload.sealing(entry, staging: staging, fd: fd, lengths: lengths),
+                    partials.keep(kept)
                 {
                     handedOver = true
                 }
                 throw error
+            }
+            // Every chunk accounted for (a resumed try starts where the kept lengths end).
+            guard lseek(fd, 0, SEEK_CUR) == off_t(entry.size) else {
+                throw DaemonError(.hashMismatch, "assembled size differs from the entry's", path: path)
             }
             // A file that ends in a hole: its size comes from the entry, not from a write.
             guard ftruncate(fd, off_t(entry.size)) == 0 else { throw DaemonError.io("set size", path) }

@@ -16,20 +16,34 @@ struct PartialDownload: Sendable {
     let chunksDone: Int
     /// Those chunks' lengths; their sum is where the next chunk goes.
     let lengths: [Int]
-    /// The staging file as the last write left it. Its bytes are trusted by this stat alone
-    /// (inode, size, mtime, ctime), as a local chunk is (`LocalChunks`): any write to the
-    /// file since, by anyone, changes the ctime.
+    /// The staging file as it was kept (`sealing`). Its bytes are trusted by this stat alone
+    /// (inode, size, mtime, ctime).
     let stat: FileStat
     let keptAt: ContinuousClock.Instant
 
     var offset: Int64 { Int64(lengths.reduce(0, +)) }
+
+    /// The staging file `fd` of `entry`, cut short after `lengths`, made fit to be trusted by
+    /// its stat: its mtime is set to the entry's, so that it differs from its ctime (which the
+    /// `futimens` sets to now). A write by anyone since, even within the same clock tick,
+    /// sets the mtime to now: the stat differs. Nil where that does not hold: a file system
+    /// whose mtime and ctime come from different clocks (`LocalChunks.timestampsShareOneClock`),
+    /// or an mtime that came out equal to the ctime.
+    static func sealing(_ entry: WireEntry, staging: Located, fd: Int32, lengths: [Int]) -> PartialDownload? {
+        guard LocalChunks.timestampsShareOneClock(fd) else { return nil }
+        var times = Materializer.times(mtimeNs: entry.mtimeNs)
+        guard futimens(fd, &times) == 0, let stat = FileStat.fstat(fd), stat.mtimeNs != stat.ctimeNs else { return nil }
+        return PartialDownload(
+            path: entry.path, contentHash: entry.contentHash, staging: staging, fd: fd, chunksDone: lengths.count,
+            lengths: lengths, stat: stat, keptAt: .now)
+    }
 }
 
 /// The partial downloads of one folder, kept for the download's next try in this process.
-/// A kept one is given up (its staging file removed) when a try for other content of its
-/// path comes, when it is older than `lifetime` or one of more than `limit`, and when the
-/// folder's engine stops. A staging file left by a kill is removed by the next start's
-/// first scan, as every staging file is.
+/// A kept one is given up (its staging file removed) when its path is deleted or gets other
+/// content, when it had no try for `lifetime` (looked at every second, `expire`), when more
+/// than `limit` are kept, and when the folder's engine stops. A staging file left by a kill
+/// is removed by the next start's first scan, as every staging file is.
 final class PartialDownloads: Sendable {
     private let kept = Mutex([String: PartialDownload]())
     /// Only a download with at least this much written is kept: below, fetching it again costs little.
@@ -95,6 +109,16 @@ final class PartialDownloads: Sendable {
         return entry.deleted && partial.path.hasPrefix(entry.path + "/")
     }
 
+    /// Gives up the partial downloads that had no try for `lifetime` (as of `now`).
+    func expire(now: ContinuousClock.Instant = .now) {
+        let old = kept.withLock { table in
+            table.isEmpty ? [] : Self.expire(&table, now: now)
+        }
+        old.forEach(Self.discard)
+    }
+
+    deinit { discardAll() }
+
     /// Gives up every kept partial download (the engine stops).
     func discardAll() {
         let all = kept.withLock { table in
@@ -117,8 +141,7 @@ final class PartialDownloads: Sendable {
         return true
     }
 
-    private static func expire(_ table: inout [String: PartialDownload]) -> [PartialDownload] {
-        let now = ContinuousClock.now
+    private static func expire(_ table: inout [String: PartialDownload], now: ContinuousClock.Instant = .now) -> [PartialDownload] {
         let old = table.values.filter { now - $0.keptAt > lifetime }
         for partial in old { table.removeValue(forKey: partial.path) }
         return old

@@ -78,9 +78,11 @@ extension RemoteFeed {
             "\(BatchSummary.applied(changes: changed.count, bytes: bytes, took: took))", metadata: ["folder": "\(folder)"])
     }
 
-    /// Applies kept remote entries whose retry is due; checks once a second.
+    /// Applies kept remote entries whose retry is due; checks once a second. Partial
+    /// downloads with no try for long are given up on the same beat.
     func retryPeriodically(rootOK: @Sendable () async -> Bool) async {
         while !Task.isCancelled {
+            applier.partials.expire()
             do {
                 retries = try index.retries.count(folder: folder)
                 if retries > 0, await !queue.paused, await rootOK() {
