@@ -189,6 +189,51 @@ extension PropagationTests {
     /// through a proxy that holds each chunk reply 100 ms, so that a 150 MiB download
     /// lasts seconds however fast the machine: a CI run saw three rounds all finish
     /// before the poll saw them start.)
+    /// A device stopped (SIGTERM) in the middle of a big download goes on from what it had
+    /// written when it starts again (decision 0036).
+    @Test func aBigDownloadGoesOnAfterTheDeviceRestarts() async throws {
+        let (two, proxy) = try await TwoDevices.startBehindProxy("restart-download", throughProxy: ["beta"])
+        defer { two.stop() }
+        proxy.delayReplies(toRequestsContaining: "GET /v1/folders/docs/chunks/", by: .milliseconds(100))
+        for round in 1...3 {
+            let name = "big\(round).bin", size = 96 << 20
+            let bytes = pseudoRandomBytes(count: size, seed: 960 + UInt64(round))
+            try writeFile(two.a.path(name), bytes)
+            var downloading = false
+            do {
+                try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
+                    downloading = try await two.b.status()?.transferring.contains {
+                        $0.path == name && $0.direction == "download" && $0.bytesDone >= 16 << 20
+                    } == true
+                    return downloading || FileManager.default.fileExists(atPath: two.b.path(name))
+                }
+            } catch {
+                throw TestFailure("\(error)" + (await two.postMortem()))
+            }
+            two.b.stop()
+            guard downloading, !FileManager.default.fileExists(atPath: two.b.path(name)) else {
+                print("round \(round): beta had \(name) before it was stopped; next round")
+                try await two.b.start()
+                try await two.waitForBoth([name: contentHash(bytes)], timeout: .seconds(120))
+                continue
+            }
+            let staging = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
+            #expect(staging.count == 1, "the download's staging file is kept over the stop: \(staging)")
+            try await two.b.start()
+            try await two.waitForBoth([name: contentHash(bytes)], timeout: .seconds(120))
+            let line = try #require(
+                two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
+                "beta fetched \(name) from its start again")
+            let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int($0.1) })
+            let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
+            #expect(kept >= 8 << 20, "\(line)")
+            #expect(kept + fetched == size, "\(line)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }.isEmpty)
+            return
+        }
+        Issue.record("no round caught beta mid-download: nothing was checked")
+    }
+
     @Test func aDownloadCutOffByTheServerGoingAwayIsRetried() async throws {
         let (two, proxy) = try await TwoDevices.startBehindProxy("cut-download", throughProxy: ["beta"])
         defer { two.stop() }

@@ -241,7 +241,12 @@ struct PartialDownloadTests {
         await Self.cut(remote, in: tmp.path, partials: partials, at: remote.entry.chunks.count / 2 + 1)
         partials.expire(now: .now + .seconds(60))
         #expect(partials.count == 1)
-        partials.expire(now: .now + PartialDownloads.lifetime + .seconds(1))
+        // While no try can come (the server away, the folder paused), the time does not count.
+        let start = ContinuousClock.now
+        partials.touch(now: start + .seconds(540))
+        partials.expire(now: start + .seconds(540) + .seconds(540))
+        #expect(partials.count == 1)
+        partials.expire(now: start + .seconds(540) + PartialDownloads.lifetime + .seconds(1))
         #expect(partials.count == 0)
         #expect(try Self.stagingFiles(in: tmp.path).isEmpty)
     }
@@ -261,6 +266,47 @@ struct PartialDownloadTests {
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: tmp.path + "/dir/big.bin"))) == remote.bytes)
         #expect(try Self.stagingFiles(in: tmp.path + "/dir.moved").isEmpty)
         #expect(try Self.stagingFiles(in: tmp.path + "/dir").isEmpty)
+    }
+
+    /// Saved in a real index at a stop and kept again at the next start, in a new
+    /// `PartialDownloads`: the download goes on. One written to in between is not kept.
+    @Test func partialsSavedAtAStopAreKeptAgainAtTheNextStart() async throws {
+        let tmp = try TemporaryDirectory("partial")
+        defer { tmp.remove() }
+        let folder = tmp.path + "/folder"
+        try FileManager.default.createDirectory(atPath: folder + "/dir", withIntermediateDirectories: true)
+        let index = try IndexStore(path: tmp.path + "/index.db")
+        let kept = Remote(path: "dir/kept.bin", seed: 1), touched = Remote(path: "touched.bin", seed: 2)
+        let before = PartialDownloads()
+        for remote in [kept, touched] {
+            await Self.cut(remote, in: folder, partials: before, at: remote.entry.chunks.count / 2 + 1)
+        }
+        #expect(try before.persist(into: index.partialDownloads, folder: "docs") == 2)
+        #expect(before.count == 0)
+        #expect(try Self.stagingFiles(in: folder + "/dir").count == 1, "left in place for the next start")
+        // Between the stop and the start, something writes to one of them.
+        let touchedStaging = folder + "/" + (try #require(Self.stagingFiles(in: folder).first))
+        let handle = try #require(FileHandle(forWritingAtPath: touchedStaging))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([1, 2, 3]))
+        try handle.close()
+
+        let after = PartialDownloads()
+        let saved = try index.partialDownloads.takeAll(folder: "docs")
+        #expect(saved.count == 2)
+        #expect(after.restore(saved, in: FolderRoot(folder)) == 1)
+        #expect(try index.partialDownloads.takeAll(folder: "docs").isEmpty, "the rows are read once")
+        let keptStaging = "dir/" + (try #require(Self.stagingFiles(in: folder + "/dir").first))
+        #expect(after.holds(staging: keptStaging))
+        #expect(!after.holds(staging: String(touchedStaging.dropFirst(folder.count + 1))), "left to the first scan")
+
+        let resumed = try await Self.write(kept, in: folder, partials: after, fetcher: Fetcher(kept))
+        #expect(resumed.resumedAt >= PartialDownloads.keepFrom)
+        #expect(resumed.fetched == kept.entry.size - resumed.resumedAt)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/dir/kept.bin"))) == kept.bytes)
+        let again = try await Self.write(touched, in: folder, partials: after, fetcher: Fetcher(touched))
+        #expect(again.resumedAt == 0)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/touched.bin"))) == touched.bytes)
     }
 
     @Test func partialsGivenUpAtTheEndLeaveNoStagingFile() async throws {

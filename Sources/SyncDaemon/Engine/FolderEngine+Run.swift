@@ -10,6 +10,7 @@ extension FolderEngine {
         } catch {
             logger.error("cannot read folder state", metadata: ["folder": "\(id)", "error": "\(error)"])
         }
+        restorePartialDownloads()
         await scanner.start()
         await queue.onConflict { [feed] entries in await feed.apply(entries) }
         // Nothing is sent or applied while the root is gone, replaced or suddenly empty.
@@ -35,7 +36,34 @@ extension FolderEngine {
             await group.next()
             group.cancelAll()
         }
-        // Their staging files are not left in the folder until the next start.
-        partials.discardAll()
+        savePartialDownloads()
+    }
+
+    /// Big downloads cut short, kept over the last stop, are kept again (before the first
+    /// scan, which removes every other staging file).
+    func restorePartialDownloads() {
+        do {
+            let saved = try index.partialDownloads.takeAll(folder: id)
+            guard !saved.isEmpty else { return }
+            let kept = partials.restore(saved, in: folder)
+            logger.info(
+                "big downloads cut short by the last stop go on where they were",
+                metadata: ["folder": "\(id)", "saved": "\(saved.count)", "kept": "\(kept)"])
+        } catch {
+            logger.error("cannot read the downloads kept over the last stop", metadata: ["folder": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// The engine stops: big downloads cut short (those under way now among them) are saved
+    /// for the next start; if that fails, their staging files are removed.
+    func savePartialDownloads() {
+        do {
+            let saved = try partials.persist(into: index.partialDownloads, folder: id)
+            if saved > 0 {
+                logger.info("big downloads cut short are kept for the next start", metadata: ["folder": "\(id)", "saved": "\(saved)"])
+            }
+        } catch {
+            logger.error("cannot keep the downloads cut short for the next start", metadata: ["folder": "\(id)", "error": "\(error)"])
+        }
     }
 }

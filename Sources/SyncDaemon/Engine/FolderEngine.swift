@@ -70,7 +70,8 @@ public actor FolderEngine {
         self.watch = watch
         self.journal = journal
         let housekeeping = FolderHousekeeping(
-            folder: id, root: FolderRoot(root), index: index, trash: trash, trashRetention: trashRetention, logger: logger)
+            folder: id, root: FolderRoot(root), index: index, trash: trash, trashRetention: trashRetention, logger: logger,
+            partials: applier.partials)
         scanner = FolderScanner(
             folder: id, root: root, rescanInterval: config.rescanInterval, index: index, queue: queue, journal: journal,
             ignore: ignore, watch: watch, housekeeping: housekeeping, pin: applier.materializer.folder.pin,

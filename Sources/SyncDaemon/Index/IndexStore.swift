@@ -30,6 +30,8 @@ public final class IndexStore: Sendable {
     public let errors: PathErrorStore
     /// `conflicts`.
     public let conflicts: ConflictStore
+    /// `partial_downloads`: big downloads cut short, kept over a stop.
+    let partialDownloads: PartialDownloadStore
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -54,5 +56,6 @@ public final class IndexStore: Sendable {
         retries = RemoteRetryStore(pool: pool)
         errors = PathErrorStore(pool: pool)
         conflicts = ConflictStore(pool: pool)
+        partialDownloads = PartialDownloadStore(pool: pool)
     }
 }

@@ -68,11 +68,11 @@ struct FileAssembler: Sendable {
                     entry, from: first, into: fd, localChunks: localChunks, fetch: fetch, lookahead: lookahead,
                     progress: progress, lengths: &lengths, fetched: &fetched, writeback: &writeback)
             } catch {
-                // Cut short by the fetch (the server gone, an error it answered): what is written
-                // waits for the next try. Not after an error of this device's own (a write, a
-                // chunk that did not match its hash: `DaemonError`), nor when the task is
-                // cancelled (the engine stops; the client reports that as a connection error).
-                if let partials, !(error is DaemonError), !Task.isCancelled, !lengths.isEmpty,
+                // Cut short by the fetch (the server gone, an error it answered, the engine
+                // stopping): what is written waits for the next try, in this process or the
+                // next. Not after an error of this device's own (a write, a chunk that did not
+                // match its hash: `DaemonError`).
+                if let partials, !(error is DaemonError), !lengths.isEmpty,
                     let kept = PartialDownload.sealing(entry, staging: staging, fd: fd, lengths: lengths),
                     partials.keep(kept)
                 {

@@ -23,6 +23,27 @@ struct PartialDownload: Sendable {
 
     var offset: Int64 { Int64(lengths.reduce(0, +)) }
 
+    init(
+        path: String, contentHash: String, staging: Located, fd: Int32, chunksDone: Int, lengths: [Int], stat: FileStat,
+        keptAt: ContinuousClock.Instant
+    ) {
+        self.path = path
+        self.contentHash = contentHash
+        self.staging = staging
+        self.fd = fd
+        self.chunksDone = chunksDone
+        self.lengths = lengths
+        self.stat = stat
+        self.keptAt = keptAt
+    }
+
+    /// `other`, kept as of `time`.
+    init(keeping other: PartialDownload, at time: ContinuousClock.Instant) {
+        self.init(
+            path: other.path, contentHash: other.contentHash, staging: other.staging, fd: other.fd,
+            chunksDone: other.chunksDone, lengths: other.lengths, stat: other.stat, keptAt: time)
+    }
+
     /// The staging file `fd` of `entry`, cut short after `lengths`, made fit to be trusted by
     /// its stat: its mtime is set to the entry's, so that it differs from its ctime (which the
     /// `futimens` sets to now). A write by anyone since, even within the same clock tick,
@@ -41,9 +62,11 @@ struct PartialDownload: Sendable {
 
 /// The partial downloads of one folder, kept for the download's next try in this process.
 /// A kept one is given up (its staging file removed) when its path is deleted or gets other
-/// content, when it had no try for `lifetime` (looked at every second, `expire`), when more
-/// than `limit` are kept, and when the folder's engine stops. A staging file left by a kill
-/// is removed by the next start's first scan, as every staging file is.
+/// content, when it had no try for `lifetime` while one could come (looked at every second:
+/// `expire`, or `touch` while the server does not answer or the folder is paused), and when
+/// more than `limit` are kept. When the folder's engine stops they are saved in the index
+/// for the next start (`persist`, `restore`). A staging file left by a kill is removed by the
+/// next start's first scan, as every staging file is.
 final class PartialDownloads: Sendable {
     private let kept = Mutex([String: PartialDownload]())
     /// Only a download with at least this much written is kept: below, fetching it again costs little.
@@ -107,6 +130,75 @@ final class PartialDownloads: Sendable {
             return entry.deleted || entry.kind != .file || entry.contentHash != partial.contentHash
         }
         return entry.deleted && partial.path.hasPrefix(entry.path + "/")
+    }
+
+    /// The engine stops: each kept partial download is made durable (`fsync`) and saved in
+    /// the index, its staging file left in place for the next start (`restore`). One that
+    /// cannot be made durable is given up; if they cannot be saved, all are. Returns how many
+    /// were saved.
+    func persist(into store: PartialDownloadStore, folder: String) throws -> Int {
+        let all = kept.withLock { table in
+            defer { table.removeAll() }
+            return Array(table.values)
+        }
+        var durable: [PartialDownload] = []
+        for partial in all {
+            if fsync(partial.fd) == 0 { durable.append(partial) } else { Self.discard(partial) }
+        }
+        do {
+            try store.save(
+                folder: folder,
+                durable.map {
+                    SavedPartialDownload(
+                        path: $0.path, contentHash: $0.contentHash, staging: $0.staging.relative, lengths: $0.lengths, stat: $0.stat)
+                })
+        } catch {
+            durable.forEach(Self.discard)
+            throw error
+        }
+        for partial in durable { close(partial.fd) }
+        return durable.count
+    }
+
+    /// At start, before the first scan: the partial downloads saved at the last stop are kept
+    /// again where their staging file is still as it was saved (same stat, under a staging
+    /// name, reached without a symlink). One that is not is left to the first scan, which
+    /// removes staging files it does not hold (`holds`). Returns how many were kept.
+    func restore(_ saved: [SavedPartialDownload], in folder: FolderRoot) -> Int {
+        var restored: [PartialDownload] = []
+        for partial in saved {
+            let located: Located
+            do { located = try folder.parent(of: partial.staging) } catch { continue }
+            guard located.name.hasPrefix(Scanner.stagingPrefix) else { continue }
+            let fd: Int32
+            // (Non-blocking: a FIFO put at its name does not hold the start up.)
+            do { fd = try located.open(flags: O_WRONLY | O_NONBLOCK) } catch { continue }
+            guard let now = FileStat.fstat(fd), now == partial.stat else {
+                close(fd)
+                continue
+            }
+            restored.append(PartialDownload(
+                path: partial.path, contentHash: partial.contentHash, staging: located, fd: fd,
+                chunksDone: partial.lengths.count, lengths: partial.lengths, stat: now, keptAt: .now))
+        }
+        let replaced = kept.withLock { table in
+            restored.compactMap { table.updateValue($0, forKey: $0.path) }
+        }
+        replaced.forEach(Self.discard)
+        return restored.count
+    }
+
+    /// Whether the staging file at `path` (in the folder) is a kept partial download's.
+    func holds(staging path: String) -> Bool {
+        kept.withLock { table in table.values.contains { $0.staging.relative == path } }
+    }
+
+    /// No try can come now (the server does not answer, the folder is paused): the time
+    /// with no try starts over.
+    func touch(now: ContinuousClock.Instant = .now) {
+        kept.withLock { table in
+            for path in table.keys { table[path] = table[path].map { PartialDownload(keeping: $0, at: now) } }
+        }
     }
 
     /// Gives up the partial downloads that had no try for `lifetime` (as of `now`).

@@ -79,10 +79,11 @@ extension RemoteFeed {
     }
 
     /// Applies kept remote entries whose retry is due; checks once a second. Partial
-    /// downloads with no try for long are given up on the same beat.
+    /// downloads with no try for long, while one could come, are given up on the same beat.
     func retryPeriodically(rootOK: @Sendable () async -> Bool) async {
         while !Task.isCancelled {
-            applier.partials.expire()
+            let paused = await queue.paused
+            if feedError != nil || paused { applier.partials.touch() } else { applier.partials.expire() }
             do {
                 retries = try index.retries.count(folder: folder)
                 if retries > 0, await !queue.paused, await rootOK() {

@@ -10,6 +10,8 @@ struct FolderHousekeeping: Sendable {
     let trash: Trash
     let trashRetention: Duration
     let logger: Logger
+    /// Partial downloads kept over the last stop: their staging files stay (decision 0036).
+    var partials: PartialDownloads? = nil
 
     /// Files that remote deletes moved to the trash go once the retention period is over.
     func expireTrash() {
@@ -86,7 +88,7 @@ struct FolderHousekeeping: Sendable {
     /// way to the trash goes there (`keepInTrash`).
     func removeStagingFiles(_ paths: [String]) {
         var intents: [String: DeleteIntent]?
-        for path in paths {
+        for path in paths where partials?.holds(staging: path) != true {
             if path.split(separator: "/").last?.hasPrefix(Materializer.trashStagingPrefix) == true {
                 do {
                     let known = try intents ?? Dictionary(

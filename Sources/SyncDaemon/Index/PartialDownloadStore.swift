@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+
+/// A partial download as kept over a stop: enough to find its staging file again and to
+/// tell whether anything wrote to it since (decision 0036).
+struct SavedPartialDownload: Sendable, Equatable {
+    var path: String
+    var contentHash: String
+    /// The staging file's path in the folder.
+    var staging: String
+    var lengths: [Int]
+    var stat: FileStat
+}
+
+/// `partial_downloads`: written when the engine stops, read (and emptied) when it starts.
+struct PartialDownloadStore: Sendable {
+    let pool: DatabasePool
+    static let table = "partial_downloads"
+
+    /// The folder's rows become `saved` (none kept from before).
+    func save(folder: String, _ saved: [SavedPartialDownload]) throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM partial_downloads WHERE folder_id = ?", arguments: [folder])
+            let put = try db.cachedStatement(sql: """
+                INSERT INTO partial_downloads
+                    (folder_id, path, content_hash, staging, lengths, inode, size, mtime_ns, ctime_ns, mode)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for p in saved {
+                try put.execute(arguments: [
+                    folder, p.path, p.contentHash, p.staging, p.lengths.map(String.init).joined(separator: ","),
+                    Int64(bitPattern: p.stat.inode), p.stat.size, p.stat.mtimeNs, p.stat.ctimeNs, Int64(p.stat.mode),
+                ])
+            }
+        }
+    }
+
+    /// The folder's rows, removed in the same transaction: what is not taken back now is
+    /// not kept (its staging file is then an interrupted run's, removed by the first scan).
+    func takeAll(folder: String) throws -> [SavedPartialDownload] {
+        try pool.write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT path, content_hash, staging, lengths, inode, size, mtime_ns, ctime_ns, mode
+                    FROM partial_downloads WHERE folder_id = ?
+                    """,
+                arguments: [folder])
+            try db.execute(sql: "DELETE FROM partial_downloads WHERE folder_id = ?", arguments: [folder])
+            return try rows.map { row in
+                let path: String = try row.indexValue("path", table: Self.table)
+                func value<T: DatabaseValueConvertible>(_ column: String) throws -> T {
+                    try row.indexValue(column, table: Self.table, path: path)
+                }
+                let lengthsText: String = try value("lengths")
+                let lengths = try lengthsText.split(separator: ",").map { text in
+                    guard let length = Int(text), length > 0 else {
+                        throw DaemonError.corruptIndex(table: Self.table, column: "lengths", value: lengthsText, path: path)
+                    }
+                    return length
+                }
+                let stat = FileStat(
+                    kind: .file, inode: UInt64(bitPattern: try value("inode") as Int64), size: try value("size"),
+                    mtimeNs: try value("mtime_ns"), ctimeNs: try value("ctime_ns"),
+                    mode: UInt32(truncatingIfNeeded: try value("mode") as Int64))
+                return SavedPartialDownload(
+                    path: path, contentHash: try value("content_hash"), staging: try value("staging"), lengths: lengths,
+                    stat: stat)
+            }
+        }
+    }
+}
