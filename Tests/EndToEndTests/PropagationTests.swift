@@ -182,13 +182,6 @@ extension PropagationTests {
 }
 
 extension PropagationTests {
-    /// The server goes away in the middle of a download: the device keeps its
-    /// place in the feed and fetches the file once the server is back. (Under
-    /// load the download may be over before it is watched: then another round;
-    /// if no round catches it, the test fails rather than pass unchecked. Beta talks
-    /// through a proxy that holds each chunk reply 100 ms, so that a 150 MiB download
-    /// lasts seconds however fast the machine: a CI run saw three rounds all finish
-    /// before the poll saw them start.)
     /// A device stopped (SIGTERM) in the middle of a big download goes on from what it had
     /// written when it starts again (decision 0036).
     @Test func aBigDownloadGoesOnAfterTheDeviceRestarts() async throws {
@@ -234,6 +227,13 @@ extension PropagationTests {
         Issue.record("no round caught beta mid-download: nothing was checked")
     }
 
+    /// The server goes away in the middle of a download: the device keeps its
+    /// place in the feed and fetches the rest of the file once the server is back. (Under
+    /// load the download may be over before it is watched: then another round;
+    /// if no round catches it, the test fails rather than pass unchecked. Beta talks
+    /// through a proxy that holds each chunk reply 100 ms, so that a 150 MiB download
+    /// lasts seconds however fast the machine: a CI run saw three rounds all finish
+    /// before the poll saw them start.)
     @Test func aDownloadCutOffByTheServerGoingAwayIsRetried() async throws {
         let (two, proxy) = try await TwoDevices.startBehindProxy("cut-download", throughProxy: ["beta"])
         defer { two.stop() }

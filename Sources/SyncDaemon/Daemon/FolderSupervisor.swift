@@ -42,6 +42,9 @@ actor FolderSupervisor: Service {
         state.setEngines(engines)
         stopping.task.cancel()
         await stopping.task.value
+        // Only a stop of the daemon keeps them for the next start: a folder taken out of the
+        // configuration (or changed) would keep hidden staging files nobody looks at.
+        await stopping.engine.discardPartialDownloads()
     }
 
     func run() async throws {

@@ -39,15 +39,15 @@ extension FolderEngine {
         savePartialDownloads()
     }
 
-    /// Big downloads cut short, kept over the last stop, are kept again (before the first
-    /// scan, which removes every other staging file).
+    /// Big downloads cut short, saved at the daemon's last stop, are kept again (before the
+    /// first scan, which removes every other staging file).
     func restorePartialDownloads() {
         do {
             let saved = try index.partialDownloads.takeAll(folder: id)
             guard !saved.isEmpty else { return }
-            let kept = partials.restore(saved, in: folder)
+            let kept = partials.restore(saved)
             logger.info(
-                "big downloads cut short by the last stop go on where they were",
+                "big downloads cut short by the last stop go on at their next try",
                 metadata: ["folder": "\(id)", "saved": "\(saved.count)", "kept": "\(kept)"])
         } catch {
             logger.error("cannot read the downloads kept over the last stop", metadata: ["folder": "\(id)", "error": "\(error)"])
@@ -58,12 +58,19 @@ extension FolderEngine {
     /// for the next start; if that fails, their staging files are removed.
     func savePartialDownloads() {
         do {
-            let saved = try partials.persist(into: index.partialDownloads, folder: id)
+            let saved = try partials.save(into: index.partialDownloads, folder: id, root: folder)
             if saved > 0 {
                 logger.info("big downloads cut short are kept for the next start", metadata: ["folder": "\(id)", "saved": "\(saved)"])
             }
         } catch {
             logger.error("cannot keep the downloads cut short for the next start", metadata: ["folder": "\(id)", "error": "\(error)"])
         }
+    }
+
+    /// The folder is taken out of the configuration (or restarted by a reload), after `run`
+    /// ended: the partial downloads it saved are given up, their staging files removed.
+    public func discardPartialDownloads() {
+        restorePartialDownloads()
+        partials.discardAll(in: folder)
     }
 }

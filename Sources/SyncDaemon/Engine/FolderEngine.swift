@@ -27,7 +27,8 @@ public actor FolderEngine {
     let restorer: RemoteRestore
     /// Downloads landing, whose own events are dropped.
     let echoes: DownloadEchoes
-    /// Big downloads cut short, kept for their next try: given up when the engine stops.
+    /// Big downloads cut short, kept for their next try: saved in the index when the engine
+    /// stops, for the next start (decision 0036).
     let partials: PartialDownloads
     /// The folder, for a look at what an event left (through the pinned root).
     let folder: FolderRoot

@@ -139,11 +139,13 @@ extension IndexStore {
         }
         migrator.registerMigration("v14-partial-downloads") { db in
             // Big downloads cut short, kept over a stop for their next try (decision 0036):
-            // the staging file's path in the folder, the chunks written, its stat when kept.
+            // the staging file's path in the folder and its directory, the chunks written, its
+            // stat when kept.
             try db.execute(sql: """
                 CREATE TABLE partial_downloads (
                     folder_id TEXT NOT NULL, path TEXT NOT NULL, content_hash TEXT NOT NULL,
-                    staging TEXT NOT NULL, lengths TEXT NOT NULL,
+                    staging TEXT NOT NULL, directory_device INTEGER NOT NULL, directory_inode INTEGER NOT NULL,
+                    lengths TEXT NOT NULL,
                     inode INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
                     ctime_ns INTEGER NOT NULL, mode INTEGER NOT NULL,
                     PRIMARY KEY (folder_id, path)

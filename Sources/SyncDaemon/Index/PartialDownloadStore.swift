@@ -8,6 +8,9 @@ struct SavedPartialDownload: Sendable, Equatable {
     var contentHash: String
     /// The staging file's path in the folder.
     var staging: String
+    /// The file system and inode of the staging file's directory.
+    var directoryDevice: UInt64
+    var directoryInode: UInt64
     var lengths: [Int]
     var stat: FileStat
 }
@@ -23,12 +26,14 @@ struct PartialDownloadStore: Sendable {
             try db.execute(sql: "DELETE FROM partial_downloads WHERE folder_id = ?", arguments: [folder])
             let put = try db.cachedStatement(sql: """
                 INSERT INTO partial_downloads
-                    (folder_id, path, content_hash, staging, lengths, inode, size, mtime_ns, ctime_ns, mode)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (folder_id, path, content_hash, staging, directory_device, directory_inode, lengths,
+                     inode, size, mtime_ns, ctime_ns, mode)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for p in saved {
                 try put.execute(arguments: [
-                    folder, p.path, p.contentHash, p.staging, p.lengths.map(String.init).joined(separator: ","),
+                    folder, p.path, p.contentHash, p.staging, Int64(bitPattern: p.directoryDevice),
+                    Int64(bitPattern: p.directoryInode), p.lengths.map(String.init).joined(separator: ","),
                     Int64(bitPattern: p.stat.inode), p.stat.size, p.stat.mtimeNs, p.stat.ctimeNs, Int64(p.stat.mode),
                 ])
             }
@@ -42,7 +47,8 @@ struct PartialDownloadStore: Sendable {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT path, content_hash, staging, lengths, inode, size, mtime_ns, ctime_ns, mode
+                    SELECT path, content_hash, staging, directory_device, directory_inode, lengths,
+                        inode, size, mtime_ns, ctime_ns, mode
                     FROM partial_downloads WHERE folder_id = ?
                     """,
                 arguments: [folder])
@@ -64,8 +70,9 @@ struct PartialDownloadStore: Sendable {
                     mtimeNs: try value("mtime_ns"), ctimeNs: try value("ctime_ns"),
                     mode: UInt32(truncatingIfNeeded: try value("mode") as Int64))
                 return SavedPartialDownload(
-                    path: path, contentHash: try value("content_hash"), staging: try value("staging"), lengths: lengths,
-                    stat: stat)
+                    path: path, contentHash: try value("content_hash"), staging: try value("staging"),
+                    directoryDevice: UInt64(bitPattern: try value("directory_device") as Int64),
+                    directoryInode: UInt64(bitPattern: try value("directory_inode") as Int64), lengths: lengths, stat: stat)
             }
         }
     }

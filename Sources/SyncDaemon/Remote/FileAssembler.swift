@@ -30,27 +30,25 @@ struct FileAssembler: Sendable {
         let target = try materializer.locate(path, create: true)
         // The chunks an earlier try of this content wrote, kept (`PartialDownloads`); not
         // when a local file with the content is copied whole.
-        var resumed = partials?.take(path: path, contentHash: entry.contentHash, beside: target)
-        if let kept = resumed, copySource != nil {
-            PartialDownloads.discard(kept)
+        let folder = materializer.folder
+        var resumed = partials?.take(path: path, contentHash: entry.contentHash, beside: target, in: folder)
+        if let taken = resumed, copySource != nil {
+            close(taken.fd)
+            PartialDownloads.discard(taken.partial, in: folder)
             resumed = nil
         }
         let (staging, fd) = try resumed.map { ($0.staging, $0.fd) } ?? openStaging(beside: target)
-        // false once the staging file is renamed into place.
+        // false once the staging file is renamed into place, or kept for the next try.
         var remove = true
-        // true once the staging file, still open, is kept for the next try (`PartialDownloads`).
-        var handedOver = false
         defer {
-            if !handedOver {
-                close(fd)
-                if remove { unlinkat(staging.directory.fd, staging.name, 0) }
-            }
+            close(fd)
+            if remove { unlinkat(staging.directory.fd, staging.name, 0) }
         }
         var fetched: Int64 = 0
         // Each chunk's length as written (or, for a copy, as the copy was chunked to check it).
-        var lengths: [Int] = resumed?.lengths ?? []
+        var lengths: [Int] = resumed?.partial.lengths ?? []
         lengths.reserveCapacity(entry.chunks.count)
-        let resumedAt = resumed?.offset ?? 0
+        let resumedAt = resumed?.partial.offset ?? 0
         var writeback = Writeback(fd: fd, from: resumedAt)
         let copied = copySource.flatMap { copy(from: $0, to: fd, expecting: entry) }
         if let copied {
@@ -59,10 +57,13 @@ struct FileAssembler: Sendable {
             if resumed == nil {
                 guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw DaemonError.io("truncate", path) }
             } else {
-                guard lseek(fd, off_t(resumedAt), SEEK_SET) == off_t(resumedAt) else { throw DaemonError.io("seek", path) }
+                // (Nothing past the kept chunks: a chunk of zeros is skipped by a seek, not written.)
+                guard ftruncate(fd, off_t(resumedAt)) == 0, lseek(fd, off_t(resumedAt), SEEK_SET) == off_t(resumedAt) else {
+                    throw DaemonError.io("seek", path)
+                }
                 await progress(resumedAt)
             }
-            let first = resumed?.chunksDone ?? 0
+            let first = resumed?.partial.chunksDone ?? 0
             do {
                 try await fetchChunks(
                     entry, from: first, into: fd, localChunks: localChunks, fetch: fetch, lookahead: lookahead,
@@ -74,9 +75,9 @@ struct FileAssembler: Sendable {
                 // match its hash: `DaemonError`).
                 if let partials, !(error is DaemonError), !lengths.isEmpty,
                     let kept = PartialDownload.sealing(entry, staging: staging, fd: fd, lengths: lengths),
-                    partials.keep(kept)
+                    partials.keep(kept, in: folder)
                 {
-                    handedOver = true
+                    remove = false
                 }
                 throw error
             }

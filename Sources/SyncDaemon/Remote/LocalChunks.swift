@@ -113,8 +113,10 @@ struct LocalChunks: Sendable {
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
                 // Nothing usable written (a file system that cannot copy, or a short source):
-                // put the offset back and let the caller take the slow way.
-                guard lseek(fd, start, SEEK_SET) >= 0 else { throw .io("seek", path) }
+                // put the offset back and let the caller take the slow way. What a short
+                // source let through goes too: a chunk of zeros after it is skipped by a seek,
+                // not written over it.
+                guard ftruncate(fd, start) == 0, lseek(fd, start, SEEK_SET) >= 0 else { throw .io("seek", path) }
                 return false
             }
             left -= Int(n)

@@ -56,7 +56,7 @@ struct RemoteApplier: Sendable {
         -> Outcome
     {
         var outcome = Outcome()
-        partials.giveUp(supersededBy: entries)
+        partials.giveUp(supersededBy: entries, in: materializer.folder)
         var valid: [WireEntry] = []
         // Entries this device has seen already (its own commits, mostly) are done without
         // looking at the disk: the planner says `nothing` to them whatever is there.

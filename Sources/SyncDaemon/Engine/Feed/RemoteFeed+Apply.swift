@@ -83,7 +83,7 @@ extension RemoteFeed {
     func retryPeriodically(rootOK: @Sendable () async -> Bool) async {
         while !Task.isCancelled {
             let paused = await queue.paused
-            if feedError != nil || paused { applier.partials.touch() } else { applier.partials.expire() }
+            if feedError != nil || paused { applier.partials.touch() } else { applier.partials.expire(in: applier.materializer.folder) }
             do {
                 retries = try index.retries.count(folder: folder)
                 if retries > 0, await !queue.paused, await rootOK() {

@@ -83,9 +83,9 @@ struct FolderHousekeeping: Sendable {
         return .resolved(restoredAny: !restored.isEmpty)
     }
 
-    /// Removes download staging files an interrupted run left in the folder (only an
-    /// interrupted run leaves these: no download runs before the first scan); one on its
-    /// way to the trash goes there (`keepInTrash`).
+    /// Removes download staging files an interrupted run left in the folder (no download
+    /// runs before the first scan), except a partial download's kept over the daemon's last
+    /// stop (decision 0036); one on its way to the trash goes there (`keepInTrash`).
     func removeStagingFiles(_ paths: [String]) {
         var intents: [String: DeleteIntent]?
         for path in paths where partials?.holds(staging: path) != true {
