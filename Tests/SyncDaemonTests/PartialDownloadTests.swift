@@ -271,7 +271,9 @@ struct PartialDownloadTests {
     }
 
     /// Saved in a real index at a stop and kept again at the next start, in a new
-    /// `PartialDownloads`: the download goes on. One written to in between is not kept.
+    /// `PartialDownloads`: the download goes on. One written to in between is kept, and not
+    /// trusted when its try takes it; one whose staging file is not found is not kept (the
+    /// first scan removes what is at its place).
     @Test func partialsSavedAtAStopAreKeptAgainAtTheNextStart() async throws {
         let tmp = try TemporaryDirectory("partial")
         defer { tmp.remove() }
@@ -294,9 +296,14 @@ struct PartialDownloadTests {
         try handle.close()
 
         let after = PartialDownloads()
-        let saved = try index.partialDownloads.takeAll(folder: "docs")
+        var saved = try index.partialDownloads.takeAll(folder: "docs")
         #expect(saved.count == 2)
-        #expect(after.restore(saved) == 2)
+        var lost = try #require(saved.first)
+        lost.path = "lost.bin"
+        lost.staging = "dir/\(Scanner.stagingPrefix)lost"
+        saved.append(lost)
+        #expect(after.restore(saved, in: FolderRoot(folder)) == 2)
+        #expect(!after.holds(staging: lost.staging))
         #expect(try index.partialDownloads.takeAll(folder: "docs").isEmpty, "the rows are read once")
         let keptStaging = "dir/" + (try #require(Self.stagingFiles(in: folder + "/dir").first))
         #expect(after.holds(staging: keptStaging), "the first scan leaves it")

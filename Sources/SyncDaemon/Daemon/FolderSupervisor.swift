@@ -35,16 +35,15 @@ actor FolderSupervisor: Service {
         state.setEngines(engines)
     }
 
-    /// Stops the engine of `id` and waits until it has: its work stays in the journal.
-    func stop(_ id: String) async {
+    /// Stops the engine of `id` and waits until it has: its work stays in the journal. Its big
+    /// downloads cut short are saved for its next start, or given up (`discardingPartialDownloads`).
+    func stop(_ id: String, discardingPartialDownloads: Bool = false) async {
         guard let stopping = running.removeValue(forKey: id) else { return }
         order.removeAll { $0 == id }
         state.setEngines(engines)
         stopping.task.cancel()
         await stopping.task.value
-        // Only a stop of the daemon keeps them for the next start: a folder taken out of the
-        // configuration (or changed) would keep hidden staging files nobody looks at.
-        await stopping.engine.discardPartialDownloads()
+        if discardingPartialDownloads { await stopping.engine.discardPartialDownloads() }
     }
 
     func run() async throws {

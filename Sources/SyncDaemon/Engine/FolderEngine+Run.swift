@@ -45,7 +45,7 @@ extension FolderEngine {
         do {
             let saved = try index.partialDownloads.takeAll(folder: id)
             guard !saved.isEmpty else { return }
-            let kept = partials.restore(saved)
+            let kept = partials.restore(saved, in: folder)
             logger.info(
                 "big downloads cut short by the last stop go on at their next try",
                 metadata: ["folder": "\(id)", "saved": "\(saved.count)", "kept": "\(kept)"])
@@ -67,10 +67,17 @@ extension FolderEngine {
         }
     }
 
-    /// The folder is taken out of the configuration (or restarted by a reload), after `run`
-    /// ended: the partial downloads it saved are given up, their staging files removed.
+    /// The folder is taken out of the configuration, or moved elsewhere, after `run` ended:
+    /// the partial downloads it saved are given up, their staging files removed.
     public func discardPartialDownloads() {
-        restorePartialDownloads()
-        partials.discardAll(in: folder)
+        do {
+            let saved = try index.partialDownloads.takeAll(folder: id)
+            guard !saved.isEmpty else { return }
+            _ = partials.restore(saved, in: folder)
+            partials.discardAll(in: folder)
+            logger.info("big downloads cut short are given up with the folder", metadata: ["folder": "\(id)", "saved": "\(saved.count)"])
+        } catch {
+            logger.error("cannot read the downloads cut short of a folder stopped", metadata: ["folder": "\(id)", "error": "\(error)"])
+        }
     }
 }

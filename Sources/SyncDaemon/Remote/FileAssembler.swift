@@ -58,9 +58,8 @@ struct FileAssembler: Sendable {
                 guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw DaemonError.io("truncate", path) }
             } else {
                 // (Nothing past the kept chunks: a chunk of zeros is skipped by a seek, not written.)
-                guard ftruncate(fd, off_t(resumedAt)) == 0, lseek(fd, off_t(resumedAt), SEEK_SET) == off_t(resumedAt) else {
-                    throw DaemonError.io("seek", path)
-                }
+                guard ftruncate(fd, off_t(resumedAt)) == 0 else { throw DaemonError.io("truncate", path) }
+                guard lseek(fd, off_t(resumedAt), SEEK_SET) == off_t(resumedAt) else { throw DaemonError.io("seek", path) }
                 await progress(resumedAt)
             }
             let first = resumed?.partial.chunksDone ?? 0

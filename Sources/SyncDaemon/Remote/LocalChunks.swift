@@ -116,7 +116,8 @@ struct LocalChunks: Sendable {
                 // put the offset back and let the caller take the slow way. What a short
                 // source let through goes too: a chunk of zeros after it is skipped by a seek,
                 // not written over it.
-                guard ftruncate(fd, start) == 0, lseek(fd, start, SEEK_SET) >= 0 else { throw .io("seek", path) }
+                guard ftruncate(fd, start) == 0 else { throw .io("truncate", path) }
+                guard lseek(fd, start, SEEK_SET) >= 0 else { throw .io("seek", path) }
                 return false
             }
             left -= Int(n)

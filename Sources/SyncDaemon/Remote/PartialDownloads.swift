@@ -69,7 +69,7 @@ struct ResumedDownload {
 /// content, when it had no try for `lifetime` while one could come (looked at every second:
 /// `expire`, or `touch` while the server does not answer or the folder is paused), and when
 /// more than `limit` are kept. When the daemon stops they are saved in the index for its next
-/// start (`save`, `restore`); a folder taken out of the configuration gives them up. A
+/// start (`save`, `restore`); a folder taken out of the configuration, or moved, gives them up. A
 /// staging file left by a kill is removed by the next start's first scan, as every staging
 /// file is. Staging files are found and removed through the folder's root, never following
 /// a symlink: one whose directory was moved out of the folder is not touched there.
@@ -190,11 +190,16 @@ final class PartialDownloads: Sendable {
     }
 
     /// At start, before the first scan: the partial downloads saved at the last stop are kept
-    /// again (their staging files are looked at when their next try takes them). The first
-    /// scan removes the staging files not held (`holds`). Returns how many were kept.
-    func restore(_ saved: [SavedPartialDownload]) -> Int {
+    /// again where their staging file is still there to be found (through the root, in the
+    /// directory kept, the same inode); the stat is looked at when their next try takes them.
+    /// The first scan removes the staging files not held (`holds`): those of the others too.
+    /// Returns how many were kept.
+    func restore(_ saved: [SavedPartialDownload], in folder: FolderRoot) -> Int {
         let now = ContinuousClock.now
-        let partials = saved.filter { !$0.lengths.isEmpty }.prefix(Self.limit).map { $0.partial(keptAt: now) }
+        let partials = saved.filter { !$0.lengths.isEmpty }.prefix(Self.limit).map { $0.partial(keptAt: now) }.filter { partial in
+            guard let located = Self.locate(partial, in: folder), case .found(let named) = located.lstat() else { return false }
+            return named.kind == .file && named.inode == partial.stat.inode
+        }
         kept.withLock { table in
             for partial in partials { table[partial.path] = partial }
         }
