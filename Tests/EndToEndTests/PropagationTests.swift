@@ -227,6 +227,74 @@ extension PropagationTests {
         Issue.record("no round caught beta mid-download: nothing was checked")
     }
 
+    /// A reload that restarts the folder in place (a setting changed) keeps a big download
+    /// under way: it goes on from what it wrote. One that moves the folder elsewhere gives it
+    /// up: no staging file is left in the folder nobody syncs now (decision 0036).
+    @Test func aReloadKeepsABigDownloadInPlaceAndDropsItWhenTheFolderMoves() async throws {
+        let (two, proxy) = try await TwoDevices.startBehindProxy("reload-download", throughProxy: ["beta"])
+        defer { two.stop() }
+        proxy.delayReplies(toRequestsContaining: "GET /v1/folders/docs/chunks/", by: .milliseconds(100))
+        let size = 96 << 20
+        func stagingFiles() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
+        }
+        /// Writes `name` on alpha; true once beta has written 16 MiB of it (false: it had it all first).
+        func catchMidDownload(_ name: String, seed: UInt64) async throws -> (caught: Bool, hash: String) {
+            let bytes = pseudoRandomBytes(count: size, seed: seed)
+            try writeFile(two.a.path(name), bytes)
+            var downloading = false
+            try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
+                downloading = try await two.b.status()?.transferring.contains {
+                    $0.path == name && $0.direction == "download" && $0.bytesDone >= 16 << 20
+                } == true
+                return downloading || FileManager.default.fileExists(atPath: two.b.path(name))
+            }
+            return (downloading, contentHash(bytes))
+        }
+        func reload(replacing old: String, with new: String) throws {
+            let config = try String(contentsOfFile: two.b.configPath, encoding: .utf8)
+            guard config.contains(old) else { throw TestFailure("beta's config has no \(old)") }
+            try writeFile(two.b.configPath, config.replacingOccurrences(of: old, with: new))
+            guard kill(two.b.pid, SIGHUP) == 0 else { throw TestFailure("kill -HUP: errno \(errno)") }
+        }
+
+        var expected: [String: String] = [:]
+        var checked = false
+        for round in 1...3 where !checked {
+            let name = "inplace\(round).bin"
+            let (caught, hash) = try await catchMidDownload(name, seed: 970 + UInt64(round))
+            expected[name] = hash
+            guard caught else { continue }
+            try reload(replacing: "settle = \"50ms\"", with: "settle = \"60ms\"")
+            try await two.waitForBoth(expected, timeout: .seconds(120))
+            let line = try #require(
+                two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
+                "beta fetched \(name) from its start again after a reload in place")
+            let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int($0.1) })
+            let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
+            #expect(kept >= 8 << 20 && kept + fetched == size, "\(line)")
+            checked = true
+        }
+        #expect(checked, "no round caught beta mid-download before the reload in place")
+
+        checked = false
+        for round in 1...3 where !checked {
+            let name = "moved\(round).bin"
+            let (caught, hash) = try await catchMidDownload(name, seed: 980 + UInt64(round))
+            expected[name] = hash
+            guard caught else { continue }
+            let moved = two.b.dir + "/elsewhere"
+            try FileManager.default.createDirectory(atPath: moved, withIntermediateDirectories: true)
+            try reload(replacing: "path = \"\(two.b.folderPath)\"", with: "path = \"\(moved)\"")
+            try await eventually("the reload gives the download up with the folder", timeout: .seconds(60)) {
+                two.b.log.contains("given up with the folder")
+            }
+            #expect(try stagingFiles().isEmpty, "a staging file is left in the folder no longer synced")
+            checked = true
+        }
+        #expect(checked, "no round caught beta mid-download before the folder moved")
+    }
+
     /// The server goes away in the middle of a download: the device keeps its
     /// place in the feed and fetches the rest of the file once the server is back. (Under
     /// load the download may be over before it is watched: then another round;
