@@ -32,6 +32,9 @@ Scenarios (see docs/benchmarks.md for what each number means):
   latency-open  the same with the file kept open for writing (the settle timer decides)
   latency-device a new small file, and a rewrite of one, on device A -> the content on
                 device B (20 samples each)
+  receive-restart  1 GiB committed by device A; device B starts, and is stopped (SIGTERM)
+                once it has written half of it; its restart -> has it, against a third device's
+                whole receive in the same run; what B fetched after the restart (its log)
   receive-move  a synced directory of 2,000 files renamed on A -> all at the new path on B
   receive-renames  2,000 synced files each renamed in their directory on A -> all renamed on B
   delete-files  10,000 synced files, every other one deleted (the delete-wave guard set not
@@ -83,6 +86,7 @@ import json
 import mmap
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -1034,6 +1038,85 @@ def bench_receive_big(ctx):
     ctx.add("receive-big", "rsync -a of the edited file onto the previous copy, same run", "s", peer_edit)
     ctx.add("receive-big", "ratio ours / rsync (edit)", "", [a / p for a, p in zip(edit, peer_edit)], "<= 1.0")
     ctx.add("receive-big", "(peak RSS, VmHWM: syncd A / syncd B / sync-server)", "MiB", rss, RSS_TARGET)
+
+
+def bench_receive_restart(ctx):
+    """Device A has one 1 GiB file committed; device B starts on an empty folder and is
+    stopped (SIGTERM) once its status shows half of the file written; B's restart -> the file
+    present and B idle. Beside it, device C's whole receive of the same file (start -> present,
+    idle), in the same run: the ratio says what the restart saved (decision 0036)."""
+    src_dir = tempfile.mkdtemp(prefix="syncd-bench-bigsrc-", dir=ctx.args.tmp)
+    ctx.trash.append(src_dir)
+    src = os.path.join(src_dir, "big.src")
+    make_big_source(src)
+    resumed, whole, kept, fetched = [], [], [], []
+    for run in range(ctx.args.runs):
+        env, b, c = ctx.env("recvrestart-a"), None, None
+        try:
+            env.start_server()
+            a_path = os.path.join(env.folder, "big.bin")
+            copy_into(src, a_path)
+            env.start_daemon()
+            Feed(env).wait(lambda fd: "big.bin" in fd.entries, ctx.args.timeout, "the 1 GiB file on the server")
+            env.wait_idle(120)
+            mtime_ns = os.stat(a_path).st_mtime_ns
+
+            def has_it(dev):
+                try:
+                    st = os.stat(os.path.join(dev.folder, "big.bin"))
+                except FileNotFoundError:
+                    return False
+                f = dev.folder_status()
+                return st.st_size == BIG_SIZE and st.st_mtime_ns == mtime_ns and f and f.get("state") == "idle"
+
+            def wait_for(cond, what):
+                deadline = now() + ctx.args.timeout
+                while not cond():
+                    if now() > deadline:
+                        raise BenchError(f"{what} not within {ctx.args.timeout} s")
+                    time.sleep(0.02)
+                return now()
+
+            def half_written():
+                f = b.folder_status() or {}
+                return any(t.get("path") == "big.bin" and t.get("bytes_done", 0) >= BIG_SIZE // 2
+                           for t in f.get("transferring", []))
+
+            b = second_device(ctx, env, "recvrestart-b")
+            wait_quiet(ctx, f"receive-restart run {run + 1}")
+            b.start_daemon()
+            wait_for(half_written, "device B writing half of the file")
+            b.stop_daemon()
+            t0 = b.start_daemon()
+            resumed.append(wait_for(lambda: has_it(b), "device B having the file after its restart") - t0)
+            with open(b.daemon_log) as f:
+                lines = [l for l in f if "download resumed where" in l and "path=big.bin" in l]
+            if lines:
+                kept.append(int(re.search(r"kept_bytes=(\d+)", lines[-1]).group(1)) / (1 << 20))
+                fetched.append(int(re.search(r"fetched_bytes=(\d+)", lines[-1]).group(1)) / (1 << 20))
+            else:
+                kept.append(0.0)
+                fetched.append(BIG_SIZE / (1 << 20))
+            b.stop_daemon()
+            c = second_device(ctx, env, "recvrestart-c")
+            wait_quiet(ctx, f"receive-restart whole run {run + 1}")
+            t0 = c.start_daemon()
+            whole.append(wait_for(lambda: has_it(c), "device C having the file") - t0)
+            log(f"receive-restart run {run + 1}: B had the file {resumed[-1]:.2f} s after its restart "
+                f"(kept {kept[-1]:.0f} MiB, fetched {fetched[-1]:.0f} MiB); C's whole receive {whole[-1]:.2f} s")
+        except Exception:
+            ctx.failures.append(("receive-restart", traceback.format_exc(), tail(b.daemon_log) if b else ""))
+            return
+        finally:
+            for dev in (c, b):
+                if dev:
+                    ctx.done(dev)
+            ctx.done(env)
+    ctx.add("receive-restart", "1 GiB, B stopped at half: B's restart -> present, idle", "s", resumed)
+    ctx.add("receive-restart", "(kept from before the stop, B's log)", "MiB", kept)
+    ctx.add("receive-restart", "(fetched after the restart, B's log)", "MiB", fetched)
+    ctx.add("receive-restart", "the whole receive on device C (start -> present, idle), same run", "s", whole)
+    ctx.add("receive-restart", "ratio restart / whole", "", [r / w for r, w in zip(resumed, whole)])
 
 
 def bench_big_file(ctx):
@@ -2692,6 +2775,7 @@ SCENARIOS = {
     "receive-small": bench_receive_small,
     "big-file": bench_big_file,
     "receive-big": bench_receive_big,
+    "receive-restart": bench_receive_restart,
     "latency": bench_latency,
     "latency-open": lambda ctx: bench_latency(ctx, samples=15, keep_open=True),
     "latency-bulk": bench_latency_bulk,

@@ -196,10 +196,22 @@ final class FaultProxy: Sendable {
         /// The connection's next number in [0, 1).
         func nextUnit() -> Double { rng.withLock { $0.unit() } }
 
+        /// Ends both directions. The fds are closed only by the second pump to finish
+        /// (`pumpFinished`): closed while the other pump still held them, their numbers could
+        /// go to a connection accepted meanwhile, and a reply held back (`delayReplies`) would
+        /// be written into that one (a device stopped and started again got another chunk's
+        /// bytes for the one it asked for, and refused them).
         func cut() {
             guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }
             shutdown(client, Int32(SHUT_RDWR))
             shutdown(upstream, Int32(SHUT_RDWR))
+        }
+
+        let pumpsDone = Atomic<Int>(0)
+
+        /// Called by each pump as it ends, after `cut`.
+        func pumpFinished() {
+            guard pumpsDone.add(1, ordering: .sequentiallyConsistent).newValue == 2 else { return }
             close(client)
             close(upstream)
         }
@@ -252,6 +264,7 @@ final class FaultProxy: Sendable {
             if !Self.sendAll(connection.upstream, Array(buffer[0..<n])) { break }
         }
         connection.cut()
+        connection.pumpFinished()
     }
 
     /// Server → client, unless the connection is doomed: then the reply is lost.
@@ -270,6 +283,7 @@ final class FaultProxy: Sendable {
             if !Self.sendAll(connection.client, Array(buffer[0..<n])) { break }
         }
         connection.cut()
+        connection.pumpFinished()
     }
 
     private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
