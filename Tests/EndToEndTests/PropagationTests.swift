@@ -191,18 +191,7 @@ extension PropagationTests {
         for round in 1...3 {
             let name = "big\(round).bin", size = 96 << 20
             let bytes = pseudoRandomBytes(count: size, seed: 960 + UInt64(round))
-            try writeFile(two.a.path(name), bytes)
-            var downloading = false
-            do {
-                try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
-                    downloading = try await two.b.status()?.transferring.contains {
-                        $0.path == name && $0.direction == "download" && $0.bytesDone >= 16 << 20
-                    } == true
-                    return downloading || FileManager.default.fileExists(atPath: two.b.path(name))
-                }
-            } catch {
-                throw TestFailure("\(error)" + (await two.postMortem()))
-            }
+            let downloading = try await two.betaDownloadsMidway(name, bytes)
             two.b.stop()
             guard downloading, !FileManager.default.fileExists(atPath: two.b.path(name)) else {
                 print("round \(round): beta had \(name) before it was stopped; next round")
@@ -241,15 +230,7 @@ extension PropagationTests {
         /// Writes `name` on alpha; true once beta has written 16 MiB of it (false: it had it all first).
         func catchMidDownload(_ name: String, seed: UInt64) async throws -> (caught: Bool, hash: String) {
             let bytes = pseudoRandomBytes(count: size, seed: seed)
-            try writeFile(two.a.path(name), bytes)
-            var downloading = false
-            try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
-                downloading = try await two.b.status()?.transferring.contains {
-                    $0.path == name && $0.direction == "download" && $0.bytesDone >= 16 << 20
-                } == true
-                return downloading || FileManager.default.fileExists(atPath: two.b.path(name))
-            }
-            return (downloading, contentHash(bytes))
+            return (try await two.betaDownloadsMidway(name, bytes), contentHash(bytes))
         }
         func lines(_ marker: String) -> [Substring] { two.b.log.split(separator: "\n").filter { $0.contains(marker) } }
         /// Rewrites beta's config and sends SIGHUP; returns once the reload is done.
@@ -326,23 +307,9 @@ extension PropagationTests {
             let name = "big\(round).bin"
             let bytes = pseudoRandomBytes(count: 150 << 20, seed: 150 + UInt64(round))
             expected[name] = contentHash(bytes)
-            try writeFile(two.a.path(name), bytes)
-            var downloading = false
-            // (Up to 4 minutes: a clean-clone CI run, with every other suite starting beside it,
-            // went past 2 minutes here. Polled every 20 ms, not 5: the polls load that machine
-            // too, and the proxy's delay makes the download last seconds.)
-            do {
-                // Cut once 16 MiB are written: what is written (from 8 MiB on: `PartialDownloads`)
-                // is kept for the next try.
-                try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
-                    downloading = try await two.b.status()?.transferring.contains {
-                        $0.path == name && $0.direction == "download" && $0.bytesDone >= 16 << 20
-                    } == true
-                    return downloading || FileManager.default.fileExists(atPath: two.b.path(name))
-                }
-            } catch {
-                throw TestFailure("\(error)" + (await two.postMortem()))
-            }
+            // Cut once 16 MiB are written: what is written (from 8 MiB on: `PartialDownloads`)
+            // is kept for the next try.
+            let downloading = try await two.betaDownloadsMidway(name, bytes)
             guard downloading else {
                 print("round \(round): beta had \(name) before the cut could be made; next round")
                 continue
@@ -373,5 +340,27 @@ extension PropagationTests {
             return
         }
         Issue.record("no round caught beta mid-download: nothing was checked")
+    }
+}
+
+extension TwoDevices {
+    /// Writes `bytes` as `name` on alpha; true once beta shows 16 MiB of it written, false if
+    /// beta has the whole file first. (Up to 4 minutes: a clean-clone CI run, with every other
+    /// suite starting beside it, went past 2 minutes here. Polled every 20 ms, not 5: the polls
+    /// load that machine too, and the proxy's delay makes the download last seconds.)
+    func betaDownloadsMidway(_ name: String, _ bytes: [UInt8]) async throws -> Bool {
+        try writeFile(a.path(name), bytes)
+        var downloading = false
+        do {
+            try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
+                downloading = try await self.b.status()?.transferring.contains {
+                    $0.path == name && $0.direction == "download" && $0.bytesDone >= 16 << 20
+                } == true
+                return downloading || FileManager.default.fileExists(atPath: self.b.path(name))
+            }
+        } catch {
+            throw TestFailure("\(error)" + (await postMortem()))
+        }
+        return downloading
     }
 }
