@@ -961,6 +961,26 @@ def copy_into(src, dst):
             o.write(b)
 
 
+def has_big_file(dev, mtime_ns):
+    """Whether `dev` has big.bin whole, with the given mtime, and says it is idle."""
+    try:
+        st = os.stat(os.path.join(dev.folder, "big.bin"))
+    except FileNotFoundError:
+        return False
+    f = dev.folder_status()
+    return st.st_size == BIG_SIZE and st.st_mtime_ns == mtime_ns and f and f.get("state") == "idle"
+
+
+def wait_until(cond, timeout, what):
+    """Polls `cond` every 20 ms; the monotonic time it first held."""
+    deadline = now() + timeout
+    while not cond():
+        if now() > deadline:
+            raise BenchError(f"{what}: not within {timeout} s")
+        time.sleep(0.02)
+    return now()
+
+
 def bench_receive_big(ctx):
     """Device A has one 1 GiB file committed; device B starts on an empty folder: B's
     start -> the file present and B idle. Then 1 MiB is rewritten in the middle on A:
@@ -985,24 +1005,10 @@ def bench_receive_big(ctx):
                 feed.wait(lambda fd: "big.bin" in fd.entries, ctx.args.timeout, "the 1 GiB file on the server")
                 env.wait_idle(120)
                 b = second_device(ctx, env, "recvbig-b")
-                b_path = os.path.join(b.folder, "big.bin")
                 wait_quiet(ctx, f"receive-big run {run + 1}")
 
-                def b_has(mtime_ns):
-                    try:
-                        st = os.stat(b_path)
-                    except FileNotFoundError:
-                        return False
-                    f = b.folder_status()
-                    return st.st_size == BIG_SIZE and st.st_mtime_ns == mtime_ns and f and f.get("state") == "idle"
-
                 def wait_b(mtime_ns, what):
-                    deadline = now() + ctx.args.timeout
-                    while not b_has(mtime_ns):
-                        if now() > deadline:
-                            raise BenchError(f"device B did not get {what} in {ctx.args.timeout} s")
-                        time.sleep(0.02)
-                    return now()
+                    return wait_until(lambda: has_big_file(b, mtime_ns), ctx.args.timeout, f"device B getting {what}")
 
                 t0 = b.start_daemon()
                 first.append(wait_b(os.stat(a_path).st_mtime_ns, "the 1 GiB file") - t0)
@@ -1061,22 +1067,6 @@ def bench_receive_restart(ctx):
             env.wait_idle(120)
             mtime_ns = os.stat(a_path).st_mtime_ns
 
-            def has_it(dev):
-                try:
-                    st = os.stat(os.path.join(dev.folder, "big.bin"))
-                except FileNotFoundError:
-                    return False
-                f = dev.folder_status()
-                return st.st_size == BIG_SIZE and st.st_mtime_ns == mtime_ns and f and f.get("state") == "idle"
-
-            def wait_for(cond, what):
-                deadline = now() + ctx.args.timeout
-                while not cond():
-                    if now() > deadline:
-                        raise BenchError(f"{what} not within {ctx.args.timeout} s")
-                    time.sleep(0.02)
-                return now()
-
             def half_written():
                 f = b.folder_status() or {}
                 return any(t.get("path") == "big.bin" and t.get("bytes_done", 0) >= BIG_SIZE // 2
@@ -1085,10 +1075,11 @@ def bench_receive_restart(ctx):
             b = second_device(ctx, env, "recvrestart-b")
             wait_quiet(ctx, f"receive-restart run {run + 1}")
             b.start_daemon()
-            wait_for(half_written, "device B writing half of the file")
+            wait_until(half_written, ctx.args.timeout, "device B writing half of the file")
             b.stop_daemon()
             t0 = b.start_daemon()
-            resumed.append(wait_for(lambda: has_it(b), "device B having the file after its restart") - t0)
+            resumed.append(wait_until(lambda: has_big_file(b, mtime_ns), ctx.args.timeout,
+                                      "device B having the file after its restart") - t0)
             with open(b.daemon_log) as f:
                 lines = [l for l in f if "download resumed where" in l and "path=big.bin" in l]
             if lines:
@@ -1101,7 +1092,7 @@ def bench_receive_restart(ctx):
             c = second_device(ctx, env, "recvrestart-c")
             wait_quiet(ctx, f"receive-restart whole run {run + 1}")
             t0 = c.start_daemon()
-            whole.append(wait_for(lambda: has_it(c), "device C having the file") - t0)
+            whole.append(wait_until(lambda: has_big_file(c, mtime_ns), ctx.args.timeout, "device C having the file") - t0)
             log(f"receive-restart run {run + 1}: B had the file {resumed[-1]:.2f} s after its restart "
                 f"(kept {kept[-1]:.0f} MiB, fetched {fetched[-1]:.0f} MiB); C's whole receive {whole[-1]:.2f} s")
         except Exception:

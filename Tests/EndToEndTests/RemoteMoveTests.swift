@@ -169,8 +169,12 @@ struct RemoteMoveTests {
         for i in 1...30 {
             try FileManager.default.moveItem(atPath: two.b.path("photos/p\(Self.two(i)).jpg"), toPath: two.b.path("photos/p\(Self.two(i - 1)).jpg"))
             expected["photos/p\(Self.two(i - 1)).jpg"] = contentHash("photo \(Self.two(i))")
-            try await eventually("beta commits the move to p\(Self.two(i - 1)).jpg", timeout: .seconds(30)) {
-                try await client.allRevisions(folder: "docs").contains { $0.rev > before && $0.path == "photos/p\(Self.two(i - 1)).jpg" && $0.movedFrom != nil }
+            do {
+                try await eventually("beta commits the move to p\(Self.two(i - 1)).jpg", timeout: .seconds(30)) {
+                    try await client.allRevisions(folder: "docs").contains { $0.rev > before && $0.path == "photos/p\(Self.two(i - 1)).jpg" && $0.movedFrom != nil }
+                }
+            } catch {
+                throw TestFailure("\(error)" + (await two.postMortem()))
             }
         }
         try await two.b.waitUntilIdle()

@@ -298,9 +298,10 @@ struct PartialDownloadTests {
         let after = PartialDownloads()
         var saved = try index.partialDownloads.takeAll(folder: "docs")
         #expect(saved.count == 2)
-        var lost = try #require(saved.first)
-        lost.path = "lost.bin"
-        lost.staging = "dir/\(Scanner.stagingPrefix)lost"
+        let first = try #require(saved.first)
+        let lost = PartialDownload(
+            path: "lost.bin", contentHash: first.contentHash, staging: "dir/\(Scanner.stagingPrefix)lost",
+            directory: first.directory, lengths: first.lengths, stat: first.stat, keptAt: first.keptAt)
         saved.append(lost)
         #expect(after.restore(saved, in: FolderRoot(folder)) == 2)
         #expect(!after.holds(staging: lost.staging))

@@ -49,9 +49,10 @@ actor DaemonReloader {
         }
         // A folder taken out, or moved elsewhere, gives up its big downloads cut short: their
         // staging files would lie in a folder nobody syncs. One restarted in place keeps them.
-        let moved = Set(change.restarted.filter { folder in config.folders.first { $0.id == folder.id }?.path != folder.path }.map(\.id))
+        let moved = change.restarted.filter { folder in config.folders.first { $0.id == folder.id }?.path != folder.path }
+        let discarding = Set(change.removed + moved.map(\.id))
         for id in change.removed + change.restarted.map(\.id) {
-            await folders.stop(id, discardingPartialDownloads: change.removed.contains(id) || moved.contains(id))
+            await folders.stop(id, discardingPartialDownloads: discarding.contains(id))
         }
         for folder in change.added + change.restarted {
             await folders.start(makeEngine(folder, change.effective))

@@ -73,8 +73,7 @@ extension FolderEngine {
         do {
             let saved = try index.partialDownloads.takeAll(folder: id)
             guard !saved.isEmpty else { return }
-            _ = partials.restore(saved, in: folder)
-            partials.discardAll(in: folder)
+            for partial in saved { PartialDownloads.discard(partial, in: folder) }
             logger.info("big downloads cut short are given up with the folder", metadata: ["folder": "\(id)", "saved": "\(saved.count)"])
         } catch {
             logger.error("cannot read the downloads cut short of a folder stopped", metadata: ["folder": "\(id)", "error": "\(error)"])

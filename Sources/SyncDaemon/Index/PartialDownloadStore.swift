@@ -1,27 +1,13 @@
 import Foundation
 import GRDB
 
-/// A partial download as kept over a stop: enough to find its staging file again and to
-/// tell whether anything wrote to it since (decision 0036).
-struct SavedPartialDownload: Sendable, Equatable {
-    var path: String
-    var contentHash: String
-    /// The staging file's path in the folder.
-    var staging: String
-    /// The file system and inode of the staging file's directory.
-    var directoryDevice: UInt64
-    var directoryInode: UInt64
-    var lengths: [Int]
-    var stat: FileStat
-}
-
 /// `partial_downloads`: written when the engine stops, read (and emptied) when it starts.
 struct PartialDownloadStore: Sendable {
     let pool: DatabasePool
     static let table = "partial_downloads"
 
     /// The folder's rows become `saved` (none kept from before).
-    func save(folder: String, _ saved: [SavedPartialDownload]) throws {
+    func save(folder: String, _ saved: [PartialDownload]) throws {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM partial_downloads WHERE folder_id = ?", arguments: [folder])
             let put = try db.cachedStatement(sql: """
@@ -32,17 +18,18 @@ struct PartialDownloadStore: Sendable {
                 """)
             for p in saved {
                 try put.execute(arguments: [
-                    folder, p.path, p.contentHash, p.staging, Int64(bitPattern: p.directoryDevice),
-                    Int64(bitPattern: p.directoryInode), p.lengths.map(String.init).joined(separator: ","),
+                    folder, p.path, p.contentHash, p.staging, Int64(bitPattern: p.directory.device),
+                    Int64(bitPattern: p.directory.inode), p.lengths.map(String.init).joined(separator: ","),
                     Int64(bitPattern: p.stat.inode), p.stat.size, p.stat.mtimeNs, p.stat.ctimeNs, Int64(p.stat.mode),
                 ])
             }
         }
     }
 
-    /// The folder's rows, removed in the same transaction: what is not taken back now is
-    /// not kept (its staging file is then an interrupted run's, removed by the first scan).
-    func takeAll(folder: String) throws -> [SavedPartialDownload] {
+    /// The folder's rows, removed in the same transaction, kept as of `keptAt`: what is not
+    /// taken back now is not kept (its staging file is then an interrupted run's, removed by
+    /// the first scan).
+    func takeAll(folder: String, keptAt: ContinuousClock.Instant = .now) throws -> [PartialDownload] {
         try pool.write { db in
             let rows = try Row.fetchAll(
                 db,
@@ -69,10 +56,12 @@ struct PartialDownloadStore: Sendable {
                     kind: .file, inode: UInt64(bitPattern: try value("inode") as Int64), size: try value("size"),
                     mtimeNs: try value("mtime_ns"), ctimeNs: try value("ctime_ns"),
                     mode: UInt32(truncatingIfNeeded: try value("mode") as Int64))
-                return SavedPartialDownload(
-                    path: path, contentHash: try value("content_hash"), staging: try value("staging"),
-                    directoryDevice: UInt64(bitPattern: try value("directory_device") as Int64),
-                    directoryInode: UInt64(bitPattern: try value("directory_inode") as Int64), lengths: lengths, stat: stat)
+                let directory = DirectoryIdentity(
+                    device: UInt64(bitPattern: try value("directory_device") as Int64),
+                    inode: UInt64(bitPattern: try value("directory_inode") as Int64))
+                return PartialDownload(
+                    path: path, contentHash: try value("content_hash"), staging: try value("staging"), directory: directory,
+                    lengths: lengths, stat: stat, keptAt: keptAt)
             }
         }
     }

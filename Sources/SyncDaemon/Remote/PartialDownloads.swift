@@ -14,9 +14,8 @@ struct PartialDownload: Sendable {
     let staging: String
     /// The file system and inode of the staging file's directory when it was kept.
     let directory: DirectoryIdentity
-    /// How many of the entry's chunks are written, in order, each checked against its hash.
-    let chunksDone: Int
-    /// Those chunks' lengths; their sum is where the next chunk goes.
+    /// The lengths of the entry's chunks written, in order, each checked against its hash;
+    /// their sum is where the next chunk goes.
     let lengths: [Int]
     /// The staging file as it was kept (`sealing`). Its bytes are trusted by this stat alone
     /// (inode, size, mtime, ctime).
@@ -24,12 +23,14 @@ struct PartialDownload: Sendable {
     let keptAt: ContinuousClock.Instant
 
     var offset: Int64 { Int64(lengths.reduce(0, +)) }
+    /// How many of the entry's chunks are written.
+    var chunksDone: Int { lengths.count }
 
     /// `self`, kept as of `time`.
     func kept(at time: ContinuousClock.Instant) -> PartialDownload {
         PartialDownload(
-            path: path, contentHash: contentHash, staging: staging, directory: directory, chunksDone: chunksDone,
-            lengths: lengths, stat: stat, keptAt: time)
+            path: path, contentHash: contentHash, staging: staging, directory: directory, lengths: lengths, stat: stat,
+            keptAt: time)
     }
 
     /// The staging file `fd` of `entry`, cut short after `lengths`, made fit to be trusted by
@@ -40,13 +41,12 @@ struct PartialDownload: Sendable {
     /// from different clocks (`LocalChunks.timestampsShareOneClock`), an mtime that came out
     /// equal to the ctime, or a staging file whose directory cannot be told.
     static func sealing(_ entry: WireEntry, staging: Located, fd: Int32, lengths: [Int]) -> PartialDownload? {
-        guard LocalChunks.timestampsShareOneClock(fd), let directory = staging.directory.identity else { return nil }
+        guard LocalChunks.timestampsShareOneClock(fd), let directory = DirectoryIdentity(staging.directory) else { return nil }
         var times = Materializer.times(mtimeNs: entry.mtimeNs)
         guard futimens(fd, &times) == 0, fsync(fd) == 0, let stat = FileStat.fstat(fd), stat.mtimeNs != stat.ctimeNs
         else { return nil }
         return PartialDownload(
-            path: entry.path, contentHash: entry.contentHash, staging: staging.relative,
-            directory: DirectoryIdentity(device: directory.device, inode: directory.inode), chunksDone: lengths.count,
+            path: entry.path, contentHash: entry.contentHash, staging: staging.relative, directory: directory,
             lengths: lengths, stat: stat, keptAt: .now)
     }
 }
@@ -54,6 +54,17 @@ struct PartialDownload: Sendable {
 struct DirectoryIdentity: Sendable, Equatable {
     var device: UInt64
     var inode: UInt64
+
+    /// `directory`'s file system and inode; nil if they cannot be read.
+    init?(_ directory: DirectoryHandle) {
+        guard let identity = directory.identity else { return nil }
+        self.init(device: identity.device, inode: identity.inode)
+    }
+
+    init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
 }
 
 /// A kept partial download's staging file, open for writing again, handed to its next try.
@@ -181,7 +192,7 @@ final class PartialDownloads: Sendable {
             return Array(table.values)
         }
         do {
-            try store.save(folder: id, all.map(SavedPartialDownload.init))
+            try store.save(folder: id, all)
         } catch {
             for partial in all { Self.discard(partial, in: root) }
             throw error
@@ -194,9 +205,8 @@ final class PartialDownloads: Sendable {
     /// directory kept, the same inode); the stat is looked at when their next try takes them.
     /// The first scan removes the staging files not held (`holds`): those of the others too.
     /// Returns how many were kept.
-    func restore(_ saved: [SavedPartialDownload], in folder: FolderRoot) -> Int {
-        let now = ContinuousClock.now
-        let partials = saved.filter { !$0.lengths.isEmpty }.prefix(Self.limit).map { $0.partial(keptAt: now) }.filter { partial in
+    func restore(_ saved: [PartialDownload], in folder: FolderRoot) -> Int {
+        let partials = saved.filter { $0.chunksDone > 0 }.prefix(Self.limit).filter { partial in
             guard let located = Self.locate(partial, in: folder), case .found(let named) = located.lstat() else { return false }
             return named.kind == .file && named.inode == partial.stat.inode
         }
@@ -210,8 +220,7 @@ final class PartialDownloads: Sendable {
     /// staging name in the directory kept and at `target`'s place, opened for writing (non-
     /// blocking: a FIFO put at its name does not hold the caller up) with the stat kept.
     private static func reopen(_ partial: PartialDownload, beside target: Located, in folder: FolderRoot) -> ResumedDownload? {
-        guard let located = locate(partial, in: folder), let there = target.directory.identity,
-            DirectoryIdentity(device: there.device, inode: there.inode) == partial.directory
+        guard let located = locate(partial, in: folder), DirectoryIdentity(target.directory) == partial.directory
         else { return nil }
         let fd: Int32
         do { fd = try located.open(flags: O_WRONLY | O_NONBLOCK) } catch { return nil }
@@ -228,8 +237,7 @@ final class PartialDownloads: Sendable {
         let located: Located
         do { located = try folder.parent(of: partial.staging) } catch { return nil }
         guard located.name.hasPrefix(Scanner.stagingPrefix), !located.name.hasPrefix(Materializer.trashStagingPrefix),
-            let identity = located.directory.identity,
-            DirectoryIdentity(device: identity.device, inode: identity.inode) == partial.directory
+            DirectoryIdentity(located.directory) == partial.directory
         else { return nil }
         return located
     }
@@ -246,21 +254,5 @@ final class PartialDownloads: Sendable {
             named.inode == partial.stat.inode
         else { return }
         unlinkat(located.directory.fd, located.name, 0)
-    }
-}
-
-extension SavedPartialDownload {
-    init(_ partial: PartialDownload) {
-        self.init(
-            path: partial.path, contentHash: partial.contentHash, staging: partial.staging,
-            directoryDevice: partial.directory.device, directoryInode: partial.directory.inode, lengths: partial.lengths,
-            stat: partial.stat)
-    }
-
-    func partial(keptAt: ContinuousClock.Instant) -> PartialDownload {
-        PartialDownload(
-            path: path, contentHash: contentHash, staging: staging,
-            directory: DirectoryIdentity(device: directoryDevice, inode: directoryInode), chunksDone: lengths.count,
-            lengths: lengths, stat: stat, keptAt: keptAt)
     }
 }

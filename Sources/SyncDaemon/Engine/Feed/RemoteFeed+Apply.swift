@@ -86,7 +86,7 @@ extension RemoteFeed {
             if feedError != nil || paused { applier.partials.touch() } else { applier.partials.expire(in: applier.materializer.folder) }
             do {
                 retries = try index.retries.count(folder: folder)
-                if retries > 0, await !queue.paused, await rootOK() {
+                if retries > 0, !paused, await rootOK() {
                     let due = try index.retries.due(folder: folder)
                     if !due.isEmpty { _ = await applyUnlessPaused(due) }
                 }
