@@ -222,7 +222,8 @@ extension PropagationTests {
     @Test func aReloadKeepsABigDownloadInPlaceAndDropsItWhenTheFolderMoves() async throws {
         let (two, proxy) = try await TwoDevices.startBehindProxy("reload-download", throughProxy: ["beta"])
         defer { two.stop() }
-        proxy.delayReplies(toRequestsContaining: "GET /v1/folders/docs/chunks/", by: .milliseconds(100))
+        let chunkReplies = "GET /v1/folders/docs/chunks/"
+        proxy.delayReplies(toRequestsContaining: chunkReplies, by: .milliseconds(100))
         let size = 96 << 20
         func stagingFiles() throws -> [String] {
             try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
@@ -233,12 +234,17 @@ extension PropagationTests {
             return (try await two.betaDownloadsMidway(name, bytes), contentHash(bytes))
         }
         func lines(_ marker: String) -> [Substring] { two.b.log.split(separator: "\n").filter { $0.contains(marker) } }
-        /// Rewrites beta's config and sends SIGHUP; returns once the reload is done.
+        /// Rewrites beta's config and sends SIGHUP; returns once the reload is done. Chunk
+        /// replies are held 5 s meanwhile, so that a download under way is still under way
+        /// when the reload stops the folder (a CI run saw the rest of the file land first in
+        /// every round, with 100 ms).
         func reload(replacing old: String, with new: String) async throws {
             let config = try String(contentsOfFile: two.b.configPath, encoding: .utf8)
             guard config.contains(old) else { throw TestFailure("beta's config has no \(old)") }
             try writeFile(two.b.configPath, config.replacingOccurrences(of: old, with: new))
             let before = lines("reloaded ").count
+            proxy.delayReplies(toRequestsContaining: chunkReplies, by: .seconds(5))
+            defer { proxy.delayReplies(toRequestsContaining: chunkReplies, by: .milliseconds(100)) }
             guard kill(two.b.pid, SIGHUP) == 0 else { throw TestFailure("kill -HUP: errno \(errno)") }
             try await eventually("beta reloads", timeout: .seconds(60)) { lines("reloaded ").count > before }
         }

@@ -31,7 +31,7 @@ struct RootGuardTests {
         let two = try await Self.synced("root-removed")
         defer { two.stop() }
         try FileManager.default.removeItem(atPath: two.a.folderPath)
-        try await eventually("alpha pauses with an error") { try await two.a.status()?.state == .error }
+        try await two.a.waitUntil(.error)
         #expect(try await two.a.status()?.errors.first?.message.contains("nothing is deleted") == true)
         try await Self.nothingLost(two)
     }
@@ -41,7 +41,7 @@ struct RootGuardTests {
         defer { two.stop() }
         let away = two.a.folderPath + ".away"
         try FileManager.default.moveItem(atPath: two.a.folderPath, toPath: away)
-        try await eventually("alpha pauses with an error") { try await two.a.status()?.state == .error }
+        try await two.a.waitUntil(.error)
         try await Self.nothingLost(two, window: .seconds(2))
         try FileManager.default.moveItem(atPath: away, toPath: two.a.folderPath)
         var last: String = ""
@@ -76,7 +76,7 @@ struct RootGuardTests {
         try await two.a.waitUntilIdle()
         // The disk goes away under the running daemon: an empty mount point is left.
         #expect(run("/bin/umount", "-l", two.a.folderPath) == 0)
-        try await eventually("alpha pauses with an error") { try await two.a.status()?.state == .error }
+        try await two.a.waitUntil(.error)
         try await Self.nothingLost(two)
     }
 }

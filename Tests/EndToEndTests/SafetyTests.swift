@@ -115,7 +115,7 @@ struct SafetyTests {
         d.stop()
         for i in 0..<5 { try FileManager.default.removeItem(atPath: d.path("keep\(i).txt")) }
         try await d.start(waitUntilRunning: false)
-        try await eventually("the folder is paused with an error") { try await d.status()?.state == .error }
+        try await d.waitUntil(.error)
         #expect(try await rig.server.client(credential: rig.credential).tree(folder: "docs") .mapValues(\.contentHash) == expected)
     }
 }

@@ -78,8 +78,7 @@ final class DaemonProcess: @unchecked Sendable {
                 return folder.state != .starting && folder.state != .scanning
             }
         } catch {
-            let exited = p.isRunning ? "still running" : "exited with status \(p.terminationStatus)"
-            throw TestFailure("\(error)\nsyncd \(exited)\n--- log tail:\n\(self.log.suffix(2500))")
+            throw TestFailure("\(error)\n\(processState)\n--- log tail:\n\(self.log.suffix(2500))")
         }
     }
 
@@ -115,15 +114,21 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// Waits until the folder is idle; on timeout the error shows the last status and the log tail.
     func waitUntilIdle(timeout: Duration = .seconds(30)) async throws {
+        try await waitUntil(.idle, timeout: timeout)
+    }
+
+    /// Waits until the folder's state is `state`; on timeout the error shows the last status,
+    /// whether the process still runs (or how it ended) and the log tail.
+    func waitUntil(_ state: FolderState, timeout: Duration = .seconds(60)) async throws {
         var last: FolderStatus?
         do {
-            try await eventually("\(folderID) idle", timeout: timeout) {
+            try await eventually("\(folderID) \(state)", timeout: timeout) {
                 last = try await status()
-                return last?.state == .idle
+                return last?.state == state
             }
         } catch {
             let shown = last.map { "state \($0.state), pending up \($0.pendingUploads) down \($0.pendingDownloads), errors \($0.errors)" }
-            throw TestFailure("\(error)\nlast status: \(shown ?? "none")\n--- log tail:\n\(log.suffix(2500))")
+            throw TestFailure("\(error)\nlast status: \(shown ?? "none")\n\(processState)\n--- log tail:\n\(log.suffix(2500))")
         }
     }
 
@@ -143,6 +148,22 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     var isRunning: Bool { process?.isRunning ?? false }
+
+    /// How the process ended, or where each of its threads waits in the kernel (for a
+    /// daemon that does not answer: a start that hangs in an fsync shows here).
+    var processState: String {
+        guard let p = process else { return "syncd not started" }
+        guard p.isRunning else { return "syncd exited with status \(p.terminationStatus)" }
+        let tasks = "/proc/\(p.processIdentifier)/task"
+        let waits = ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).map { tid in
+            let wchan = (try? String(contentsOfFile: "\(tasks)/\(tid)/wchan", encoding: .utf8)) ?? "?"
+            let stat = (try? String(contentsOfFile: "\(tasks)/\(tid)/stat", encoding: .utf8)) ?? ""
+            let state = stat.split(separator: ")").last?.split(separator: " ").first ?? "?"
+            return "\(state) \(wchan)"
+        }
+        let counted = Dictionary(waits.map { ($0, 1) }, uniquingKeysWith: +).sorted { $0.value > $1.value }
+        return "syncd still running (pid \(p.processIdentifier)); threads: " + counted.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+    }
 
     var terminationStatus: Int32? { process.flatMap { $0.isRunning ? nil : $0.terminationStatus } }
 
