@@ -216,6 +216,40 @@ extension PropagationTests {
         Issue.record("no round caught beta mid-download: nothing was checked")
     }
 
+    /// Beta is killed with SIGKILL in the middle of a big download: nothing is saved at such a
+    /// stop, but the download recorded how far it got every 32 MiB (`DownloadCheckpoints`).
+    /// The next start keeps the staging file, and its try goes on from the chunks that hash right.
+    @Test func aBigDownloadGoesOnAfterTheDeviceIsKilled() async throws {
+        let (two, proxy) = try await TwoDevices.startBehindProxy("kill-download", throughProxy: ["beta"])
+        defer { two.stop() }
+        proxy.delayReplies(toRequestsContaining: "GET /v1/folders/docs/chunks/", by: .milliseconds(100))
+        for round in 1...3 {
+            let name = "killed\(round).bin", size = 96 << 20
+            let bytes = pseudoRandomBytes(count: size, seed: 990 + UInt64(round))
+            let downloading = try await two.betaDownloadsMidway(name, bytes, atLeast: 40 << 20)
+            two.b.kill9()
+            guard downloading, !FileManager.default.fileExists(atPath: two.b.path(name)) else {
+                print("round \(round): beta had \(name) before it was killed; next round")
+                try await two.b.start()
+                try await two.waitForBoth([name: contentHash(bytes)], timeout: .seconds(120))
+                continue
+            }
+            try await two.b.start()
+            try await two.waitForBoth([name: contentHash(bytes)], timeout: .seconds(120))
+            let line = try #require(
+                two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
+                "beta fetched \(name) from its start again after a kill: \(two.b.log.split(separator: "\n").filter { $0.contains("cut short") || $0.contains(name) || $0.contains("checkpoint") }.joined(separator: "\n"))")
+            let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int($0.1) })
+            let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
+            print("after a kill -9 in round \(round): kept \(kept) bytes, fetched \(fetched)")
+            #expect(kept >= 32 << 20, "\(line)")
+            #expect(kept + fetched == size, "\(line)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }.isEmpty)
+            return
+        }
+        Issue.record("no round caught beta mid-download: nothing was checked")
+    }
+
     /// A reload that restarts the folder in place (a setting changed) keeps a big download
     /// under way: it goes on from what it wrote. One that moves the folder elsewhere gives it
     /// up: no staging file is left in the folder nobody syncs now (decision 0036).
@@ -354,13 +388,13 @@ extension TwoDevices {
     /// beta has the whole file first. (Up to 4 minutes: a clean-clone CI run, with every other
     /// suite starting beside it, went past 2 minutes here. Polled every 20 ms, not 5: the polls
     /// load that machine too, and the proxy's delay makes the download last seconds.)
-    func betaDownloadsMidway(_ name: String, _ bytes: [UInt8]) async throws -> Bool {
+    func betaDownloadsMidway(_ name: String, _ bytes: [UInt8], atLeast written: Int = 16 << 20) async throws -> Bool {
         try writeFile(a.path(name), bytes)
         var downloading = false
         do {
             try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
                 downloading = try await self.b.status()?.transferring.contains {
-                    $0.path == name && $0.direction == "download" && $0.bytesDone >= 16 << 20
+                    $0.path == name && $0.direction == "download" && $0.bytesDone >= written
                 } == true
                 return downloading || FileManager.default.fileExists(atPath: self.b.path(name))
             }

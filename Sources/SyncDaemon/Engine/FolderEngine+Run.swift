@@ -39,16 +39,20 @@ extension FolderEngine {
         savePartialDownloads()
     }
 
-    /// Big downloads cut short, saved at the daemon's last stop, are kept again (before the
-    /// first scan, which removes every other staging file).
+    /// Big downloads cut short, saved at the daemon's last stop (or recorded as they went,
+    /// before a kill), are kept again (before the first scan, which removes every other
+    /// staging file). Their rows stay for those kept: a kill before their try loses nothing.
     func restorePartialDownloads() {
         do {
-            let saved = try index.partialDownloads.takeAll(folder: id)
-            guard !saved.isEmpty else { return }
-            let kept = partials.restore(saved, in: folder)
+            let (saved, kept) = try partials.restore(from: index.partialDownloads, folder: id, root: folder)
+            guard saved > 0 else { return }
             logger.info(
                 "big downloads cut short by the last stop go on at their next try",
-                metadata: ["folder": "\(id)", "saved": "\(saved.count)", "kept": "\(kept)"])
+                metadata: [
+                    "folder": "\(id)", "saved": "\(saved)", "kept": "\(kept.count)",
+                    // Checkpoints of downloads under way at a kill: their chunks are read back and hashed.
+                    "to_check": "\(kept.filter { !$0.sealed }.count)",
+                ])
         } catch {
             logger.error("cannot read the downloads kept over the last stop", metadata: ["folder": "\(id)", "error": "\(error)"])
         }

@@ -152,6 +152,11 @@ extension IndexStore {
                 )
                 """)
         }
+        migrator.registerMigration("v15-download-checkpoints") { db in
+            // A big download under way records how far it got (`DownloadCheckpoints`): such a
+            // row is not trusted by its stat but by its chunks' hashes (sealed = 0).
+            try db.execute(sql: "ALTER TABLE partial_downloads ADD COLUMN sealed INTEGER NOT NULL DEFAULT 1")
+        }
         return migrator
     }
 }

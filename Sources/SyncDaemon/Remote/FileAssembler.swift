@@ -13,6 +13,8 @@ struct FileAssembler: Sendable {
     let materializer: Materializer
     /// Big downloads cut short, kept for their next try (nil: none kept).
     var partials: PartialDownloads? = nil
+    /// Where a big download under way records how far it got (nil: nowhere).
+    var checkpoints: DownloadCheckpoints? = nil
 
     /// Assembles `entry` in a staging file (copying from `copySource` when a
     /// local file already has this content, else taking each chunk from
@@ -31,7 +33,7 @@ struct FileAssembler: Sendable {
         // The chunks an earlier try of this content wrote, kept (`PartialDownloads`); not
         // when a local file with the content is copied whole.
         let folder = materializer.folder
-        var resumed = partials?.take(path: path, contentHash: entry.contentHash, beside: target, in: folder)
+        var resumed = partials?.take(entry, beside: target, in: folder)
         if let taken = resumed, copySource != nil {
             close(taken.fd)
             PartialDownloads.discard(taken.partial, in: folder)
@@ -40,9 +42,13 @@ struct FileAssembler: Sendable {
         let (staging, fd) = try resumed.map { ($0.staging, $0.fd) } ?? openStaging(beside: target)
         // false once the staging file is renamed into place, or kept for the next try.
         var remove = true
+        // Whether the index may hold a row of this path's (a checkpoint of this try or of an
+        // earlier one), and whether this try is kept for the next: if not, the row goes.
+        var recorded = resumed != nil, keptForNextTry = false
         defer {
             close(fd)
             if remove { unlinkat(staging.directory.fd, staging.name, 0) }
+            if recorded && !keptForNextTry { checkpoints?.clear(path: path) }
         }
         var fetched: Int64 = 0
         // Each chunk's length as written (or, for a copy, as the copy was chunked to check it).
@@ -60,13 +66,29 @@ struct FileAssembler: Sendable {
                 // (Nothing past the kept chunks: a chunk of zeros is skipped by a seek, not written.)
                 guard ftruncate(fd, off_t(resumedAt)) == 0 else { throw DaemonError.io("truncate", path) }
                 guard lseek(fd, off_t(resumedAt), SEEK_SET) == off_t(resumedAt) else { throw DaemonError.io("seek", path) }
+                // Its row now says what a kill from here on would find: checked by hash (the
+                // writes to come change the stat a stop sealed).
+                if let checkpoints, let taken = resumed,
+                    let checkpoint = PartialDownload.checkpoint(entry, staging: staging, fd: fd, lengths: taken.partial.lengths)
+                {
+                    checkpoints.record(checkpoint)
+                }
                 await progress(resumedAt)
             }
             let first = resumed?.partial.chunksDone ?? 0
+            var nextCheckpoint = resumedAt + (checkpoints?.step ?? 0)
+            let wrote: (_ lengths: [Int], _ offset: Int64) -> Void = { lengths, offset in
+                guard let checkpoints, offset >= nextCheckpoint,
+                    let checkpoint = PartialDownload.checkpoint(entry, staging: staging, fd: fd, lengths: lengths)
+                else { return }
+                checkpoints.record(checkpoint)
+                recorded = true
+                nextCheckpoint = offset + checkpoints.step
+            }
             do {
                 try await fetchChunks(
                     entry, from: first, into: fd, localChunks: localChunks, fetch: fetch, lookahead: lookahead,
-                    progress: progress, lengths: &lengths, fetched: &fetched, writeback: &writeback)
+                    progress: progress, lengths: &lengths, fetched: &fetched, writeback: &writeback, wrote: wrote)
             } catch {
                 // Cut short by the fetch (the server gone, an error it answered, the engine
                 // stopping): what is written waits for the next try, in this process or the
@@ -77,6 +99,11 @@ struct FileAssembler: Sendable {
                     partials.keep(kept, in: folder)
                 {
                     remove = false
+                    keptForNextTry = true
+                    // Until the stop saves it sealed: after a kill it is checked by its hashes.
+                    if let checkpoints, let checkpoint = PartialDownload.checkpoint(entry, staging: staging, fd: fd, lengths: lengths) {
+                        checkpoints.record(checkpoint)
+                    }
                 }
                 throw error
             }
@@ -129,8 +156,10 @@ struct FileAssembler: Sendable {
         _ entry: WireEntry, from first: Int, into fd: Int32, localChunks: LocalChunks?,
         fetch: @escaping @Sendable (String) async throws -> [UInt8], lookahead: Int,
         progress: @Sendable (Int64) async -> Void,
-        lengths: inout [Int], fetched: inout Int64, writeback: inout Writeback
+        lengths: inout [Int], fetched: inout Int64, writeback: inout Writeback,
+        wrote: (_ lengths: [Int], _ offset: Int64) -> Void
     ) async throws {
+        var offset = Int64(lengths.reduce(0, +))
         let path = entry.path
         // Chunks not found locally are fetched up to `lookahead` ahead of the writer
         // (at most that many chunks of ≤ 4 MiB held at once).
@@ -155,6 +184,8 @@ struct FileAssembler: Sendable {
                 if let localChunks, let found = localChunks.refs[hash], try localChunks.copy(hash, to: fd, path: path) {
                     lengths.append(found.ref.length)
                     writeback.wrote(found.ref.length)
+                    offset += Int64(found.ref.length)
+                    wrote(lengths, offset)
                     await progress(Int64(found.ref.length))
                     continue
                 }
@@ -185,6 +216,8 @@ struct FileAssembler: Sendable {
                 try materializer.writeOrSkip(fd, bytes, path: path)
                 lengths.append(bytes.count)
                 writeback.wrote(bytes.count)
+                offset += Int64(bytes.count)
+                wrote(lengths, offset)
                 await progress(Int64(bytes.count))
             }
         }

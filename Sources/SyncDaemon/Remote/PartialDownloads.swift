@@ -18,8 +18,12 @@ struct PartialDownload: Sendable {
     /// their sum is where the next chunk goes.
     let lengths: [Int]
     /// The staging file as it was kept (`sealing`). Its bytes are trusted by this stat alone
-    /// (inode, size, mtime, ctime).
+    /// (inode, size, mtime, ctime) when `sealed`; else only its inode says which file it is.
     let stat: FileStat
+    /// Kept by `sealing` (a cut try, saved at a stop): trusted by its stat. False for a
+    /// checkpoint of a download under way (`DownloadCheckpoints`), read back after a kill or a
+    /// power cut: its chunks are checked against their hashes when its try takes it.
+    let sealed: Bool
     let keptAt: ContinuousClock.Instant
 
     var offset: Int64 { Int64(lengths.reduce(0, +)) }
@@ -30,7 +34,24 @@ struct PartialDownload: Sendable {
     func kept(at time: ContinuousClock.Instant) -> PartialDownload {
         PartialDownload(
             path: path, contentHash: contentHash, staging: staging, directory: directory, lengths: lengths, stat: stat,
-            keptAt: time)
+            sealed: sealed, keptAt: time)
+    }
+
+    /// `self` with only the first chunks' `lengths`, to be trusted as checked (sealed: the
+    /// caller holds the file open and writes on from there).
+    func checked(lengths: [Int]) -> PartialDownload {
+        PartialDownload(
+            path: path, contentHash: contentHash, staging: staging, directory: directory, lengths: lengths, stat: stat,
+            sealed: true, keptAt: keptAt)
+    }
+
+    /// How far the download of `entry` into the staging file `fd` got: a checkpoint, not
+    /// trusted by its stat (`sealed` false). Nil if the file or its directory cannot be told.
+    static func checkpoint(_ entry: WireEntry, staging: Located, fd: Int32, lengths: [Int]) -> PartialDownload? {
+        guard let directory = DirectoryIdentity(staging.directory), let stat = FileStat.fstat(fd) else { return nil }
+        return PartialDownload(
+            path: entry.path, contentHash: entry.contentHash, staging: staging.relative, directory: directory,
+            lengths: lengths, stat: stat, sealed: false, keptAt: .now)
     }
 
     /// The staging file `fd` of `entry`, cut short after `lengths`, made fit to be trusted by
@@ -47,7 +68,23 @@ struct PartialDownload: Sendable {
         else { return nil }
         return PartialDownload(
             path: entry.path, contentHash: entry.contentHash, staging: staging.relative, directory: directory,
-            lengths: lengths, stat: stat, keptAt: .now)
+            lengths: lengths, stat: stat, sealed: true, keptAt: .now)
+    }
+
+    /// The first of `lengths` whose bytes in `fd`, read from its start, hash to `entry`'s
+    /// chunks in order: the prefix a checkpoint's staging file really holds (a kill may have
+    /// come before the page cache reached the disk; anyone may have written to it since).
+    static func checkedPrefix(_ lengths: [Int], in fd: Int32, of entry: WireEntry) -> [Int] {
+        var checked: [Int] = []
+        var offset: off_t = 0
+        for (length, hash) in zip(lengths, entry.chunks) {
+            var bytes = [UInt8](repeating: 0, count: length)
+            let read = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, offset) }
+            guard read == length, Hashing.sha256Hex(bytes) == hash else { break }
+            checked.append(length)
+            offset += off_t(length)
+        }
+        return checked
     }
 }
 
@@ -80,9 +117,10 @@ struct ResumedDownload {
 /// content, when it had no try for `lifetime` while one could come (looked at every second:
 /// `expire`, or `touch` while the server does not answer or the folder is paused), and when
 /// more than `limit` are kept. When the daemon stops they are saved in the index for its next
-/// start (`save`, `restore`); a folder taken out of the configuration, or moved, gives them up. A
-/// staging file left by a kill is removed by the next start's first scan, as every staging
-/// file is. Staging files are found and removed through the folder's root, never following
+/// start (`save`, `restore`); a folder taken out of the configuration, or moved, gives them up.
+/// A big download under way records checkpoints there too (`DownloadCheckpoints`): after a
+/// kill or a power cut they are kept again, their chunks checked against their hashes at their
+/// try. Any other staging file is removed by the next start's first scan. Staging files are found and removed through the folder's root, never following
 /// a symlink: one whose directory was moved out of the folder is not touched there.
 final class PartialDownloads: Sendable {
     private let kept = Mutex([String: PartialDownload]())
@@ -108,18 +146,19 @@ final class PartialDownloads: Sendable {
         return true
     }
 
-    /// The partial download of `path` with `contentHash`, open again, when its staging file is
-    /// still as it was kept (same stat, same name) in the directory that is at `target`'s
-    /// place now; nil if there is none. One for other content, or changed, moved or renamed
-    /// since, is given up. The caller owns the fd.
-    func take(path: String, contentHash: String, beside target: Located, in folder: FolderRoot) -> ResumedDownload? {
+    /// The partial download of `entry`'s path and content, open again, when its staging file is
+    /// still as it was kept (same stat, same name; a checkpoint: the same inode, and only the
+    /// chunks that hash right count) in the directory that is at `target`'s place now; nil if
+    /// there is none. One for other content, or changed, moved or renamed since, is given up.
+    /// The caller owns the fd.
+    func take(_ entry: WireEntry, beside target: Located, in folder: FolderRoot) -> ResumedDownload? {
         let (found, expired) = kept.withLock { table in
             let expired = Self.expire(&table, now: .now)
-            return (table.removeValue(forKey: path), expired)
+            return (table.removeValue(forKey: entry.path), expired)
         }
         for partial in expired { Self.discard(partial, in: folder) }
         guard let found else { return nil }
-        guard found.contentHash == contentHash, let resumed = Self.reopen(found, beside: target, in: folder) else {
+        guard found.contentHash == entry.contentHash, let resumed = Self.reopen(found, of: entry, beside: target, in: folder) else {
             Self.discard(found, in: folder)
             return nil
         }
@@ -200,12 +239,24 @@ final class PartialDownloads: Sendable {
         return all.count
     }
 
-    /// At start, before the first scan: the partial downloads saved at the last stop are kept
-    /// again where their staging file is still there to be found (through the root, in the
-    /// directory kept, the same inode); the stat is looked at when their next try takes them.
+    /// At start, before the first scan: the folder's rows in `store` are read and kept again
+    /// (`restore(_:in:)`), and the rows become those kept: a kill before their try loses
+    /// nothing. Returns how many rows there were, and those kept.
+    func restore(from store: PartialDownloadStore, folder id: String, root: FolderRoot) throws -> (saved: Int, kept: [PartialDownload]) {
+        let saved = try store.takeAll(folder: id)
+        guard !saved.isEmpty else { return (0, []) }
+        let kept = restore(saved, in: root)
+        try store.save(folder: id, kept)
+        return (saved.count, kept)
+    }
+
+    /// At start, before the first scan: the partial downloads saved at the last stop (or the
+    /// checkpoints of those under way at a kill) are kept again where their staging file is
+    /// still there to be found (through the root, in the directory kept, the same inode); the
+    /// stat, or the chunks' hashes, are looked at when their next try takes them.
     /// The first scan removes the staging files not held (`holds`): those of the others too.
-    /// Returns how many were kept.
-    func restore(_ saved: [PartialDownload], in folder: FolderRoot) -> Int {
+    /// Returns those kept.
+    func restore(_ saved: [PartialDownload], in folder: FolderRoot) -> [PartialDownload] {
         let partials = saved.filter { $0.chunksDone > 0 }.prefix(Self.limit).filter { partial in
             guard let located = Self.locate(partial, in: folder), case .found(let named) = located.lstat() else { return false }
             return named.kind == .file && named.inode == partial.stat.inode
@@ -213,22 +264,33 @@ final class PartialDownloads: Sendable {
         kept.withLock { table in
             for partial in partials { table[partial.path] = partial }
         }
-        return partials.count
+        return Array(partials)
     }
 
     /// The staging file of `partial`, reached from the root without a symlink, still under a
-    /// staging name in the directory kept and at `target`'s place, opened for writing (non-
-    /// blocking: a FIFO put at its name does not hold the caller up) with the stat kept.
-    private static func reopen(_ partial: PartialDownload, beside target: Located, in folder: FolderRoot) -> ResumedDownload? {
+    /// staging name in the directory kept and at `target`'s place, opened (non-blocking: a
+    /// FIFO put at its name does not hold the caller up) with the stat kept; for a checkpoint,
+    /// the same inode, with the chunks that hash to `entry`'s (none: nil).
+    private static func reopen(
+        _ partial: PartialDownload, of entry: WireEntry, beside target: Located, in folder: FolderRoot
+    ) -> ResumedDownload? {
         guard let located = locate(partial, in: folder), DirectoryIdentity(target.directory) == partial.directory
         else { return nil }
         let fd: Int32
-        do { fd = try located.open(flags: O_WRONLY | O_NONBLOCK) } catch { return nil }
-        guard let now = FileStat.fstat(fd), now == partial.stat else {
+        do { fd = try located.open(flags: (partial.sealed ? O_WRONLY : O_RDWR) | O_NONBLOCK) } catch { return nil }
+        guard let now = FileStat.fstat(fd), now.kind == .file, now.inode == partial.stat.inode,
+            !partial.sealed || now == partial.stat
+        else {
             close(fd)
             return nil
         }
-        return ResumedDownload(partial: partial, staging: located, fd: fd)
+        guard !partial.sealed else { return ResumedDownload(partial: partial, staging: located, fd: fd) }
+        let checked = PartialDownload.checkedPrefix(partial.lengths, in: fd, of: entry)
+        guard !checked.isEmpty else {
+            close(fd)
+            return nil
+        }
+        return ResumedDownload(partial: partial.checked(lengths: checked), staging: located, fd: fd)
     }
 
     /// Where `partial`'s staging file is named, in the directory it was kept in; nil if that

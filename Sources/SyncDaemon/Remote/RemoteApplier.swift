@@ -24,7 +24,11 @@ struct RemoteApplier: Sendable {
     /// Big downloads cut short by the server, kept for their next try.
     let partials = PartialDownloads()
     /// Writes a file's bytes (beside its target, then renamed into place).
-    var assembler: FileAssembler { FileAssembler(materializer: materializer, partials: partials) }
+    var assembler: FileAssembler {
+        FileAssembler(
+            materializer: materializer, partials: partials,
+            checkpoints: DownloadCheckpoints(store: index.partialDownloads, folder: folder, logger: logger))
+    }
 
     struct Outcome: Sendable {
         /// Local paths to push (conflict copies, local edits that beat remote deletes).

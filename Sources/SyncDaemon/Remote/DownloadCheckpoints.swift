@@ -1,0 +1,40 @@
+import Logging
+
+/// How far each big download under way got, recorded in the index as it goes (every `step`
+/// bytes written): a kill -9 or a power cut, which saves nothing at the stop, then costs the
+/// next start no more than a step of it. At the next start such a row is kept again like one
+/// saved at a stop (`PartialDownloads.restore`), but its stat says nothing (the kill may have
+/// come before the page cache reached the disk): its try reads the chunks back and keeps those
+/// that hash right (`PartialDownload.checkedPrefix`).
+///
+/// A checkpoint only saves work: one that cannot be written is logged, and the download goes
+/// on without it.
+struct DownloadCheckpoints: Sendable {
+    let store: PartialDownloadStore
+    let folder: String
+    let logger: Logger
+    /// Bytes written between two checkpoints: 32 index transactions per GiB downloaded.
+    var step: Int64 = 32 << 20
+
+    /// `partial` (a checkpoint, or a cut try kept) becomes its path's row.
+    func record(_ partial: PartialDownload) {
+        do {
+            try store.record(folder: folder, partial)
+        } catch {
+            logger.warning(
+                "cannot record how far a download got; a kill now would start it over",
+                metadata: ["folder": "\(folder)", "path": "\(partial.path)", "error": "\(error)"])
+        }
+    }
+
+    /// The download of `path` landed, or its staging file was removed: its row goes.
+    func clear(path: String) {
+        do {
+            try store.remove(folder: folder, path: path)
+        } catch {
+            // Harmless: at the next start the row finds no staging file and is dropped.
+            logger.warning(
+                "cannot remove a download's checkpoint", metadata: ["folder": "\(folder)", "path": "\(path)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Logging
+import Synchronization
+import SyncCore
+import Testing
+import TestSupport
+
+@testable import SyncDaemon
+
+/// A big download under way records how far it got in a real index (`DownloadCheckpoints`);
+/// after a kill (nothing saved at the stop) the next start keeps it again, and its try trusts
+/// only the chunks that hash right. Real files, a real index; the "kill" is a new
+/// `PartialDownloads` that never saw the first's, as after a restart.
+struct DownloadCheckpointTests {
+    typealias Remote = PartialDownloadTests.Remote
+    typealias Fetcher = PartialDownloadTests.Fetcher
+
+    struct Setup {
+        let tmp: TemporaryDirectory
+        let folder: String
+        let index: IndexStore
+        var checkpoints: DownloadCheckpoints {
+            DownloadCheckpoints(store: index.partialDownloads, folder: "docs", logger: .init(label: "test"), step: 4 << 20)
+        }
+
+        init() throws {
+            tmp = try TemporaryDirectory("checkpoint")
+            folder = tmp.path + "/folder"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            index = try IndexStore(path: tmp.path + "/index.db")
+        }
+
+        func write(
+            _ remote: Remote, partials: PartialDownloads, fetch: @escaping @Sendable (String) throws -> [UInt8]
+        ) async throws -> (fetched: Int64, resumedAt: Int64) {
+            let assembler = FileAssembler(
+                materializer: Materializer(root: folder, trashRoot: tmp.path + "/trash"), partials: partials,
+                checkpoints: checkpoints)
+            let written = try await assembler.writeFile(
+                remote.entry, expected: nil, copySource: nil, localChunks: nil, fetch: { try fetch($0) }, lookahead: 2,
+                progress: { _ in }, beforeRename: { _ in })
+            return (written.fetched, written.resumedAt)
+        }
+
+        /// A download of `remote` cut at the fetch `at`, then "killed": the rows are what the
+        /// next start reads, kept again in a new `PartialDownloads` (returned with the rows).
+        func cutAndKill(_ remote: Remote, at call: Int) async throws -> (partials: PartialDownloads, rows: [PartialDownload]) {
+            let fetcher = Fetcher(remote, cutAt: call)
+            await #expect(throws: PartialDownloadTests.Cut.self) {
+                _ = try await write(remote, partials: PartialDownloads(), fetch: { try fetcher.fetch($0) })
+            }
+            let rows = try index.partialDownloads.all(folder: "docs")
+            let after = PartialDownloads()
+            let restored = try after.restore(from: index.partialDownloads, folder: "docs", root: FolderRoot(folder))
+            #expect(restored.kept.count == rows.count)
+            return (after, rows)
+        }
+
+        var staging: String {
+            get throws { folder + "/" + (try #require(try PartialDownloadTests.stagingFiles(in: folder).first)) }
+        }
+
+        func landed(_ remote: Remote) throws -> Bool {
+            try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/" + remote.entry.path))) == remote.bytes
+        }
+    }
+
+    @Test func aDownloadUnderWayRecordsHowFarItGotAndLandsWithoutARow() async throws {
+        let setup = try Setup()
+        defer { setup.tmp.remove() }
+        let remote = Remote()
+        let lengths = FileChunker().chunk(bytes: remote.bytes).chunks.map(\.length)
+        let store = setup.index.partialDownloads
+        let calls = Mutex(0)
+        let seen = Mutex<[[PartialDownload]]>([])
+        _ = try await setup.write(remote, partials: PartialDownloads()) { hash in
+            calls.withLock { $0 += 1 }
+            let rows = try store.all(folder: "docs")
+            seen.withLock { $0.append(rows) }
+            return try #require(remote.chunks[hash])
+        }
+        let recorded = seen.withLock { $0 }.compactMap(\.first)
+        #expect(!recorded.isEmpty, "a row is written while the download goes")
+        for row in recorded {
+            #expect(!row.sealed, "a checkpoint is checked by hash, not trusted by its stat")
+            #expect(row.path == remote.entry.path && row.contentHash == remote.entry.contentHash)
+            #expect(row.offset >= 4 << 20)
+            #expect(Array(lengths.prefix(row.lengths.count)) == row.lengths, "the chunks written, in order")
+            #expect(row.staging.hasPrefix(Scanner.stagingPrefix))
+        }
+        #expect(try setup.landed(remote))
+        #expect(try store.all(folder: "docs").isEmpty, "the row goes when the file lands")
+    }
+
+    @Test func afterAKillOnlyTheChunksThatHashRightAreKept() async throws {
+        let setup = try Setup()
+        defer { setup.tmp.remove() }
+        let remote = Remote()
+        let (partials, rows) = try await setup.cutAndKill(remote, at: remote.entry.chunks.count / 2 + 1)
+        let row = try #require(rows.first)
+        #expect(rows.count == 1 && !row.sealed)
+        #expect(row.lengths.count >= 4, "the test needs several chunks written")
+        // The third chunk lost a byte (the page cache never reached the disk, say).
+        let fd = open(try setup.staging, O_WRONLY)
+        #expect(fd >= 0)
+        var garbage: UInt8 = 0x5A
+        #expect(pwrite(fd, &garbage, 1, off_t(row.lengths[0] + row.lengths[1] + 10)) == 1)
+        close(fd)
+
+        let fetcher = Fetcher(remote)
+        let written = try await setup.write(remote, partials: partials, fetch: { try fetcher.fetch($0) })
+        #expect(written.resumedAt == Int64(row.lengths[0] + row.lengths[1]), "up to the chunk that does not hash right")
+        #expect(written.fetched == remote.entry.size - written.resumedAt)
+        #expect(try setup.landed(remote))
+        #expect(try PartialDownloadTests.stagingFiles(in: setup.folder).isEmpty)
+        #expect(try setup.index.partialDownloads.all(folder: "docs").isEmpty)
+    }
+
+    @Test func afterAKillAShortenedFileKeepsItsWholeChunks() async throws {
+        let setup = try Setup()
+        defer { setup.tmp.remove() }
+        let remote = Remote()
+        let (partials, rows) = try await setup.cutAndKill(remote, at: remote.entry.chunks.count / 2 + 1)
+        let row = try #require(rows.first)
+        // A power cut: the file's tail, in the middle of its second chunk, never reached the disk.
+        #expect(truncate(try setup.staging, off_t(row.lengths[0] + row.lengths[1] / 2)) == 0)
+        let written = try await setup.write(remote, partials: partials, fetch: { try Fetcher(remote).fetch($0) })
+        #expect(written.resumedAt == Int64(row.lengths[0]))
+        #expect(try setup.landed(remote))
+    }
+
+    @Test func afterAKillAFileWhoseFirstChunkIsWrongIsFetchedWhole() async throws {
+        let setup = try Setup()
+        defer { setup.tmp.remove() }
+        let remote = Remote()
+        let (partials, _) = try await setup.cutAndKill(remote, at: remote.entry.chunks.count / 2 + 1)
+        let fd = open(try setup.staging, O_WRONLY)
+        var garbage: UInt8 = 0x5A
+        #expect(pwrite(fd, &garbage, 1, 0) == 1)
+        close(fd)
+        let written = try await setup.write(remote, partials: partials, fetch: { try Fetcher(remote).fetch($0) })
+        #expect(written.resumedAt == 0)
+        #expect(written.fetched == remote.entry.size)
+        #expect(try setup.landed(remote))
+        #expect(try PartialDownloadTests.stagingFiles(in: setup.folder).isEmpty, "the one not taken is removed")
+    }
+
+    /// Saved sealed at a stop, kept again at the start: its row stays (a kill before its try
+    /// loses nothing), and becomes a checkpoint as soon as its try writes on (from then on
+    /// the stat a stop sealed says nothing).
+    @Test func aPartialKeptAgainKeepsItsRowAndItsTryMakesItACheckpoint() async throws {
+        let setup = try Setup()
+        defer { setup.tmp.remove() }
+        let remote = Remote()
+        let store = setup.index.partialDownloads
+        let before = PartialDownloads()
+        await PartialDownloadTests.cut(remote, in: setup.folder, partials: before, at: remote.entry.chunks.count / 2 + 1)
+        #expect(try before.save(into: store, folder: "docs", root: FolderRoot(setup.folder)) == 1)
+        let after = PartialDownloads()
+        let restored = try after.restore(from: store, folder: "docs", root: FolderRoot(setup.folder))
+        #expect(restored.saved == 1 && restored.kept.count == 1)
+        let row = try #require(try store.all(folder: "docs").first, "a kill now would find it")
+        #expect(row.sealed)
+
+        let seen = Mutex<[PartialDownload]>([])
+        let fetcher = Fetcher(remote)
+        let written = try await setup.write(remote, partials: after) { hash in
+            if let row = try store.all(folder: "docs").first { seen.withLock { $0.append(row) } }
+            return try fetcher.fetch(hash)
+        }
+        #expect(written.resumedAt == row.offset)
+        let first = try #require(seen.withLock { $0.first }, "the row is there while its try goes")
+        #expect(!first.sealed && first.lengths == row.lengths)
+        #expect(try store.all(folder: "docs").isEmpty)
+    }
+}
