@@ -35,6 +35,7 @@ Scenarios (see docs/benchmarks.md for what each number means):
   receive-restart  1 GiB committed by device A; device B starts, and is stopped (SIGTERM)
                 once it has written half of it; its restart -> has it, against a third device's
                 whole receive in the same run; what B fetched after the restart (its log)
+  receive-kill  the same with B killed with SIGKILL (it goes on from its last checkpoint)
   receive-move  a synced directory of 2,000 files renamed on A -> all at the new path on B
   receive-renames  2,000 synced files each renamed in their directory on A -> all renamed on B
   delete-files  10,000 synced files, every other one deleted (the delete-wave guard set not
@@ -1046,11 +1047,14 @@ def bench_receive_big(ctx):
     ctx.add("receive-big", "(peak RSS, VmHWM: syncd A / syncd B / sync-server)", "MiB", rss, RSS_TARGET)
 
 
-def bench_receive_restart(ctx):
+def bench_receive_restart(ctx, hard=False):
     """Device A has one 1 GiB file committed; device B starts on an empty folder and is
     stopped (SIGTERM) once its status shows half of the file written; B's restart -> the file
     present and B idle. Beside it, device C's whole receive of the same file (start -> present,
-    idle), in the same run: the ratio says what the restart saved (decision 0036)."""
+    idle), in the same run: the ratio says what the restart saved (decision 0036). `hard`
+    (receive-kill): B is killed with SIGKILL instead, and goes on from its last checkpoint
+    (decision 0037)."""
+    name = "receive-kill" if hard else "receive-restart"
     src_dir = tempfile.mkdtemp(prefix="syncd-bench-bigsrc-", dir=ctx.args.tmp)
     ctx.trash.append(src_dir)
     src = os.path.join(src_dir, "big.src")
@@ -1073,10 +1077,15 @@ def bench_receive_restart(ctx):
                            for t in f.get("transferring", []))
 
             b = second_device(ctx, env, "recvrestart-b")
-            wait_quiet(ctx, f"receive-restart run {run + 1}")
+            wait_quiet(ctx, f"{name} run {run + 1}")
             b.start_daemon()
             wait_until(half_written, ctx.args.timeout, "device B writing half of the file")
-            b.stop_daemon()
+            if hard:
+                b.daemon.kill()
+                b.daemon.wait()
+                b.daemon = None
+            else:
+                b.stop_daemon()
             t0 = b.start_daemon()
             resumed.append(wait_until(lambda: has_big_file(b, mtime_ns), ctx.args.timeout,
                                       "device B having the file after its restart") - t0)
@@ -1090,24 +1099,25 @@ def bench_receive_restart(ctx):
                 fetched.append(BIG_SIZE / (1 << 20))
             b.stop_daemon()
             c = second_device(ctx, env, "recvrestart-c")
-            wait_quiet(ctx, f"receive-restart whole run {run + 1}")
+            wait_quiet(ctx, f"{name} whole run {run + 1}")
             t0 = c.start_daemon()
             whole.append(wait_until(lambda: has_big_file(c, mtime_ns), ctx.args.timeout, "device C having the file") - t0)
-            log(f"receive-restart run {run + 1}: B had the file {resumed[-1]:.2f} s after its restart "
+            log(f"{name} run {run + 1}: B had the file {resumed[-1]:.2f} s after its restart "
                 f"(kept {kept[-1]:.0f} MiB, fetched {fetched[-1]:.0f} MiB); C's whole receive {whole[-1]:.2f} s")
         except Exception:
-            ctx.failures.append(("receive-restart", traceback.format_exc(), tail(b.daemon_log) if b else ""))
+            ctx.failures.append((name, traceback.format_exc(), tail(b.daemon_log) if b else ""))
             return
         finally:
             for dev in (c, b):
                 if dev:
                     ctx.done(dev)
             ctx.done(env)
-    ctx.add("receive-restart", "1 GiB, B stopped at half: B's restart -> present, idle", "s", resumed)
-    ctx.add("receive-restart", "(kept from before the stop, B's log)", "MiB", kept)
-    ctx.add("receive-restart", "(fetched after the restart, B's log)", "MiB", fetched)
-    ctx.add("receive-restart", "the whole receive on device C (start -> present, idle), same run", "s", whole)
-    ctx.add("receive-restart", "ratio restart / whole", "", [r / w for r, w in zip(resumed, whole)])
+    how = "killed (SIGKILL)" if hard else "stopped"
+    ctx.add(name, f"1 GiB, B {how} at half: B's restart -> present, idle", "s", resumed)
+    ctx.add(name, "(kept from before the stop, B's log)", "MiB", kept)
+    ctx.add(name, "(fetched after the restart, B's log)", "MiB", fetched)
+    ctx.add(name, "the whole receive on device C (start -> present, idle), same run", "s", whole)
+    ctx.add(name, "ratio restart / whole", "", [r / w for r, w in zip(resumed, whole)])
 
 
 def bench_big_file(ctx):
@@ -2767,6 +2777,7 @@ SCENARIOS = {
     "big-file": bench_big_file,
     "receive-big": bench_receive_big,
     "receive-restart": bench_receive_restart,
+    "receive-kill": lambda ctx: bench_receive_restart(ctx, hard=True),
     "latency": bench_latency,
     "latency-open": lambda ctx: bench_latency(ctx, samples=15, keep_open=True),
     "latency-bulk": bench_latency_bulk,

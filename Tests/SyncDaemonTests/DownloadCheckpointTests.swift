@@ -42,16 +42,35 @@ struct DownloadCheckpointTests {
             return (written.fetched, written.resumedAt)
         }
 
-        /// A download of `remote` cut at the fetch `at`, then "killed": the rows are what the
-        /// next start reads, kept again in a new `PartialDownloads` (returned with the rows).
-        func cutAndKill(_ remote: Remote, at call: Int) async throws -> (partials: PartialDownloads, rows: [PartialDownload]) {
-            let fetcher = Fetcher(remote, cutAt: call)
-            await #expect(throws: PartialDownloadTests.Cut.self) {
-                _ = try await write(remote, partials: PartialDownloads(), fetch: { try fetcher.fetch($0) })
+        /// A download of `remote` "killed" at its fetch `call`: the index's rows and the staging
+        /// file stay as they were then (a hard link keeps the file while the try fails with an
+        /// error of this device's own, which removes its name and its row; both are put back as
+        /// a kill would have left them). The next start keeps them again in a new
+        /// `PartialDownloads` (returned, with the rows).
+        func killAt(_ remote: Remote, call: Int) async throws -> (partials: PartialDownloads, rows: [PartialDownload]) {
+            let store = index.partialDownloads, folder = self.folder
+            let calls = Mutex(0)
+            let atTheKill = Mutex<(rows: [PartialDownload], staging: String)?>(nil)
+            await #expect(throws: DaemonError.self) {
+                _ = try await write(remote, partials: PartialDownloads()) { hash in
+                    let n = calls.withLock { calls in
+                        calls += 1
+                        return calls
+                    }
+                    guard n == call else { return try #require(remote.chunks[hash]) }
+                    let rows = try store.all(folder: "docs")
+                    let staging = try #require(try PartialDownloadTests.stagingFiles(in: folder).first)
+                    guard link(folder + "/" + staging, folder + "/at-the-kill") == 0 else { throw DaemonError(.io, "link") }
+                    atTheKill.withLock { $0 = (rows, staging) }
+                    throw DaemonError(.io, "the kill")
+                }
             }
-            let rows = try index.partialDownloads.all(folder: "docs")
+            let (rows, staging) = try #require(atTheKill.withLock { $0 })
+            #expect(try PartialDownloadTests.stagingFiles(in: folder).isEmpty, "the failed try removed its staging file")
+            #expect(rename(folder + "/at-the-kill", folder + "/" + staging) == 0)
+            try store.save(folder: "docs", rows)
             let after = PartialDownloads()
-            let restored = try after.restore(from: index.partialDownloads, folder: "docs", root: FolderRoot(folder))
+            let restored = try after.restore(from: store, folder: "docs", root: FolderRoot(folder))
             #expect(restored.kept.count == rows.count)
             return (after, rows)
         }
@@ -96,10 +115,10 @@ struct DownloadCheckpointTests {
         let setup = try Setup()
         defer { setup.tmp.remove() }
         let remote = Remote()
-        let (partials, rows) = try await setup.cutAndKill(remote, at: remote.entry.chunks.count / 2 + 1)
-        let row = try #require(rows.first)
+        let (partials, rows) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
+        let row = try #require(rows.first, "a checkpoint was recorded before the kill")
         #expect(rows.count == 1 && !row.sealed)
-        #expect(row.lengths.count >= 4, "the test needs several chunks written")
+        #expect(row.lengths.count >= 3, "the test needs several chunks written")
         // The third chunk lost a byte (the page cache never reached the disk, say).
         let fd = open(try setup.staging, O_WRONLY)
         #expect(fd >= 0)
@@ -116,12 +135,26 @@ struct DownloadCheckpointTests {
         #expect(try setup.index.partialDownloads.all(folder: "docs").isEmpty)
     }
 
+    @Test func afterAKillTheChunksOfTheLastCheckpointAreKept() async throws {
+        let setup = try Setup()
+        defer { setup.tmp.remove() }
+        let remote = Remote()
+        let (partials, rows) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
+        let row = try #require(rows.first, "a checkpoint was recorded before the kill")
+        let written = try await setup.write(remote, partials: partials, fetch: { try Fetcher(remote).fetch($0) })
+        #expect(written.resumedAt == row.offset)
+        #expect(written.fetched == remote.entry.size - row.offset)
+        #expect(try setup.landed(remote))
+        #expect(try PartialDownloadTests.stagingFiles(in: setup.folder).isEmpty)
+        #expect(try setup.index.partialDownloads.all(folder: "docs").isEmpty, "the row goes when the file lands")
+    }
+
     @Test func afterAKillAShortenedFileKeepsItsWholeChunks() async throws {
         let setup = try Setup()
         defer { setup.tmp.remove() }
         let remote = Remote()
-        let (partials, rows) = try await setup.cutAndKill(remote, at: remote.entry.chunks.count / 2 + 1)
-        let row = try #require(rows.first)
+        let (partials, rows) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
+        let row = try #require(rows.first, "a checkpoint was recorded before the kill")
         // A power cut: the file's tail, in the middle of its second chunk, never reached the disk.
         #expect(truncate(try setup.staging, off_t(row.lengths[0] + row.lengths[1] / 2)) == 0)
         let written = try await setup.write(remote, partials: partials, fetch: { try Fetcher(remote).fetch($0) })
@@ -133,7 +166,7 @@ struct DownloadCheckpointTests {
         let setup = try Setup()
         defer { setup.tmp.remove() }
         let remote = Remote()
-        let (partials, _) = try await setup.cutAndKill(remote, at: remote.entry.chunks.count / 2 + 1)
+        let (partials, _) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
         let fd = open(try setup.staging, O_WRONLY)
         var garbage: UInt8 = 0x5A
         #expect(pwrite(fd, &garbage, 1, 0) == 1)
@@ -143,6 +176,27 @@ struct DownloadCheckpointTests {
         #expect(written.fetched == remote.entry.size)
         #expect(try setup.landed(remote))
         #expect(try PartialDownloadTests.stagingFiles(in: setup.folder).isEmpty, "the one not taken is removed")
+    }
+
+    /// Rows whose staging file is gone (partials given up after their checkpoint) take no
+    /// place among the four kept: the live one is kept, and the rows become it alone.
+    @Test func rowsWhoseStagingFileIsGoneTakeNoPlace() async throws {
+        let setup = try Setup()
+        defer { setup.tmp.remove() }
+        let remote = Remote()
+        let (_, rows) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
+        let live = try #require(rows.first)
+        let store = setup.index.partialDownloads
+        // Read first (by path) and most written, were they there.
+        for i in 0..<PartialDownloads.limit {
+            try store.record(folder: "docs", PartialDownload(
+                path: "a-gone\(i).bin", contentHash: live.contentHash, staging: "\(Scanner.stagingPrefix)gone\(i)",
+                directory: live.directory, lengths: live.lengths + live.lengths, stat: live.stat, sealed: false, keptAt: .now))
+        }
+        let restored = try PartialDownloads().restore(from: store, folder: "docs", root: FolderRoot(setup.folder))
+        #expect(restored.saved == PartialDownloads.limit + 1)
+        #expect(restored.kept.map(\.path) == [live.path])
+        #expect(try store.all(folder: "docs").map(\.path) == [live.path])
     }
 
     /// Saved sealed at a stop, kept again at the start: its row stays (a kill before its try

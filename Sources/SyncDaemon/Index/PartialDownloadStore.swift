@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-/// `partial_downloads`: written when the engine stops (and as a big download goes, its
-/// checkpoints), read (and emptied) when it starts.
+/// `partial_downloads`: written when the engine stops, and as a big download goes (its
+/// checkpoints); at the start, read and made the rows of those kept again.
 struct PartialDownloadStore: Sendable {
     let pool: DatabasePool
     static let table = "partial_downloads"

@@ -39,12 +39,18 @@ struct FileAssembler: Sendable {
             PartialDownloads.discard(taken.partial, in: folder)
             resumed = nil
         }
+        // A checkpoint's chunks count as done as they are checked.
+        let checkedByHash = resumed.map { !$0.partial.sealed } ?? false
+        if let taken = resumed, checkedByHash {
+            resumed = try await checked(taken, of: entry, in: folder, progress: progress)
+        }
         let (staging, fd) = try resumed.map { ($0.staging, $0.fd) } ?? openStaging(beside: target)
         // false once the staging file is renamed into place, or kept for the next try.
         var remove = true
         // Whether the index may hold a row of this path's (a checkpoint of this try or of an
-        // earlier one), and whether this try is kept for the next: if not, the row goes.
-        var recorded = resumed != nil, keptForNextTry = false
+        // earlier one, or one kept at the start, taken or given up above), and whether this
+        // try is kept for the next: if not, the row goes.
+        var recorded = entry.size >= min(PartialDownloads.keepFrom, checkpoints?.step ?? .max), keptForNextTry = false
         defer {
             close(fd)
             if remove { unlinkat(staging.directory.fd, staging.name, 0) }
@@ -73,7 +79,7 @@ struct FileAssembler: Sendable {
                 {
                     checkpoints.record(checkpoint)
                 }
-                await progress(resumedAt)
+                if !checkedByHash { await progress(resumedAt) }
             }
             let first = resumed?.partial.chunksDone ?? 0
             var nextCheckpoint = resumedAt + (checkpoints?.step ?? 0)
@@ -147,6 +153,27 @@ struct FileAssembler: Sendable {
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
         return (final.isUnwritten(since: staged) ? final : staged, fetched, chunkLengths, target.directory, resumedAt)
+    }
+
+    /// `taken`, a checkpoint kept after a kill, with only its chunks that hash right (none:
+    /// given up, nil). Cancelled meanwhile (the engine stops): kept as it was for the next try.
+    private func checked(
+        _ taken: ResumedDownload, of entry: WireEntry, in folder: FolderRoot, progress: @Sendable (Int64) async -> Void
+    ) async throws -> ResumedDownload? {
+        let lengths: [Int]
+        do {
+            lengths = try await PartialDownload.checkedPrefix(taken.partial.lengths, in: taken.fd, of: entry, progress: progress)
+        } catch {
+            close(taken.fd)
+            if partials?.keep(taken.partial, in: folder) != true { PartialDownloads.discard(taken.partial, in: folder) }
+            throw error
+        }
+        guard !lengths.isEmpty else {
+            close(taken.fd)
+            PartialDownloads.discard(taken.partial, in: folder)
+            return nil
+        }
+        return ResumedDownload(partial: taken.partial.checked(lengths: lengths), staging: taken.staging, fd: taken.fd)
     }
 
     /// Writes `entry`'s chunks from the `first` on, in order, at `fd`'s offset: each taken

@@ -74,15 +74,24 @@ struct PartialDownload: Sendable {
     /// The first of `lengths` whose bytes in `fd`, read from its start, hash to `entry`'s
     /// chunks in order: the prefix a checkpoint's staging file really holds (a kill may have
     /// come before the page cache reached the disk; anyone may have written to it since).
-    static func checkedPrefix(_ lengths: [Int], in fd: Int32, of entry: WireEntry) -> [Int] {
+    /// Stops at a length no chunk can have (a damaged row). Gives its thread up between
+    /// chunks, and throws `CancellationError` when its task is cancelled (about 3 s per GiB
+    /// here: a stop does not wait for it); `progress` gets each chunk's length once checked.
+    static func checkedPrefix(
+        _ lengths: [Int], in fd: Int32, of entry: WireEntry, progress: @Sendable (Int64) async -> Void
+    ) async throws -> [Int] {
         var checked: [Int] = []
         var offset: off_t = 0
         for (length, hash) in zip(lengths, entry.chunks) {
+            try Task.checkCancellation()
+            guard length > 0, length <= FastCDC.standard.maxSize else { break }
             var bytes = [UInt8](repeating: 0, count: length)
             let read = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, offset) }
             guard read == length, Hashing.sha256Hex(bytes) == hash else { break }
             checked.append(length)
             offset += off_t(length)
+            await progress(Int64(length))
+            await Task.yield()
         }
         return checked
     }
@@ -147,10 +156,10 @@ final class PartialDownloads: Sendable {
     }
 
     /// The partial download of `entry`'s path and content, open again, when its staging file is
-    /// still as it was kept (same stat, same name; a checkpoint: the same inode, and only the
-    /// chunks that hash right count) in the directory that is at `target`'s place now; nil if
-    /// there is none. One for other content, or changed, moved or renamed since, is given up.
-    /// The caller owns the fd.
+    /// still as it was kept (same stat, same name; a checkpoint: the same inode, its chunks for
+    /// the caller to check, `checkedPrefix`) in the directory that is at `target`'s place now;
+    /// nil if there is none. One for other content, or changed, moved or renamed since, is
+    /// given up. The caller owns the fd.
     func take(_ entry: WireEntry, beside target: Located, in folder: FolderRoot) -> ResumedDownload? {
         let (found, expired) = kept.withLock { table in
             let expired = Self.expire(&table, now: .now)
@@ -158,7 +167,7 @@ final class PartialDownloads: Sendable {
         }
         for partial in expired { Self.discard(partial, in: folder) }
         guard let found else { return nil }
-        guard found.contentHash == entry.contentHash, let resumed = Self.reopen(found, of: entry, beside: target, in: folder) else {
+        guard found.contentHash == entry.contentHash, let resumed = Self.reopen(found, beside: target, in: folder) else {
             Self.discard(found, in: folder)
             return nil
         }
@@ -240,10 +249,11 @@ final class PartialDownloads: Sendable {
     }
 
     /// At start, before the first scan: the folder's rows in `store` are read and kept again
-    /// (`restore(_:in:)`), and the rows become those kept: a kill before their try loses
-    /// nothing. Returns how many rows there were, and those kept.
+    /// (`restore(_:in:)`), and the rows become those kept, in one transaction (a kill before
+    /// it leaves the rows as they were; one after, before their try, loses nothing). Returns
+    /// how many rows there were, and those kept.
     func restore(from store: PartialDownloadStore, folder id: String, root: FolderRoot) throws -> (saved: Int, kept: [PartialDownload]) {
-        let saved = try store.takeAll(folder: id)
+        let saved = try store.all(folder: id)
         guard !saved.isEmpty else { return (0, []) }
         let kept = restore(saved, in: root)
         try store.save(folder: id, kept)
@@ -254,13 +264,17 @@ final class PartialDownloads: Sendable {
     /// checkpoints of those under way at a kill) are kept again where their staging file is
     /// still there to be found (through the root, in the directory kept, the same inode); the
     /// stat, or the chunks' hashes, are looked at when their next try takes them.
-    /// The first scan removes the staging files not held (`holds`): those of the others too.
-    /// Returns those kept.
+    /// At most `limit`, the most written. The first scan removes the staging files not held
+    /// (`holds`): those of the others too. Returns those kept.
     func restore(_ saved: [PartialDownload], in folder: FolderRoot) -> [PartialDownload] {
-        let partials = saved.filter { $0.chunksDone > 0 }.prefix(Self.limit).filter { partial in
-            guard let located = Self.locate(partial, in: folder), case .found(let named) = located.lstat() else { return false }
+        // Those found first, then the most written: rows whose staging file is gone (a partial
+        // given up since its checkpoint) take no place.
+        let found = saved.filter { partial in
+            guard partial.chunksDone > 0, let located = Self.locate(partial, in: folder), case .found(let named) = located.lstat()
+            else { return false }
             return named.kind == .file && named.inode == partial.stat.inode
         }
+        let partials = found.sorted { $0.offset > $1.offset }.prefix(Self.limit)
         kept.withLock { table in
             for partial in partials { table[partial.path] = partial }
         }
@@ -269,28 +283,22 @@ final class PartialDownloads: Sendable {
 
     /// The staging file of `partial`, reached from the root without a symlink, still under a
     /// staging name in the directory kept and at `target`'s place, opened (non-blocking: a
-    /// FIFO put at its name does not hold the caller up) with the stat kept; for a checkpoint,
-    /// the same inode, with the chunks that hash to `entry`'s (none: nil).
-    private static func reopen(
-        _ partial: PartialDownload, of entry: WireEntry, beside target: Located, in folder: FolderRoot
-    ) -> ResumedDownload? {
+    /// FIFO put at its name does not hold the caller up; read-write for a checkpoint, whose
+    /// chunks its try reads back) with the stat kept, or, for a checkpoint, the inode kept;
+    /// and with no other name (a hard link made since would be written through).
+    private static func reopen(_ partial: PartialDownload, beside target: Located, in folder: FolderRoot) -> ResumedDownload? {
         guard let located = locate(partial, in: folder), DirectoryIdentity(target.directory) == partial.directory
         else { return nil }
         let fd: Int32
         do { fd = try located.open(flags: (partial.sealed ? O_WRONLY : O_RDWR) | O_NONBLOCK) } catch { return nil }
+        var links = stat()
         guard let now = FileStat.fstat(fd), now.kind == .file, now.inode == partial.stat.inode,
-            !partial.sealed || now == partial.stat
+            !partial.sealed || now == partial.stat, fstat(fd, &links) == 0, links.st_nlink == 1
         else {
             close(fd)
             return nil
         }
-        guard !partial.sealed else { return ResumedDownload(partial: partial, staging: located, fd: fd) }
-        let checked = PartialDownload.checkedPrefix(partial.lengths, in: fd, of: entry)
-        guard !checked.isEmpty else {
-            close(fd)
-            return nil
-        }
-        return ResumedDownload(partial: partial.checked(lengths: checked), staging: located, fd: fd)
+        return ResumedDownload(partial: partial, staging: located, fd: fd)
     }
 
     /// Where `partial`'s staging file is named, in the directory it was kept in; nil if that
