@@ -178,6 +178,29 @@ struct DownloadCheckpointTests {
         #expect(try PartialDownloadTests.stagingFiles(in: setup.folder).isEmpty, "the one not taken is removed")
     }
 
+    /// The check stops at the first chunk that does not hash right, whatever the number
+    /// hashed at a time, and at a file too short for a chunk.
+    @Test(arguments: [1, 3, 8])
+    func theCheckKeepsThePrefixUpToTheFirstWrongChunk(width: Int) async throws {
+        let tmp = try TemporaryDirectory("checked-prefix")
+        defer { tmp.remove() }
+        let remote = Remote()
+        let lengths = FileChunker().chunk(bytes: remote.bytes).chunks.map(\.length)
+        var bytes = remote.bytes
+        let path = tmp.path + "/staging"
+        func check() async throws -> [Int] {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let fd = open(path, O_RDONLY)
+            defer { close(fd) }
+            return try await PartialDownload.checkedPrefix(lengths, in: fd, of: remote.entry, width: width, progress: { _ in })
+        }
+        #expect(try await check() == lengths)
+        bytes[lengths[0] + lengths[1] + lengths[2] + 5] ^= 0xFF
+        #expect(try await check() == Array(lengths.prefix(3)))
+        bytes = Array(remote.bytes.prefix(lengths[0] + lengths[1] / 2))
+        #expect(try await check() == Array(lengths.prefix(1)))
+    }
+
     /// Rows whose staging file is gone (partials given up after their checkpoint) take no
     /// place among the four kept: the live one is kept, and the rows become it alone.
     @Test func rowsWhoseStagingFileIsGoneTakeNoPlace() async throws {
