@@ -75,6 +75,14 @@ struct DownloadCheckpointTests {
             return (after, rows)
         }
 
+        /// `killAt` half way through `remote`'s fetches: the one checkpoint row recorded by then.
+        func killedHalfway(_ remote: Remote) async throws -> (partials: PartialDownloads, row: PartialDownload) {
+            let (partials, rows) = try await killAt(remote, call: remote.entry.chunks.count / 2 + 1)
+            let row = try #require(rows.first, "a checkpoint was recorded before the kill")
+            #expect(rows.count == 1 && !row.sealed, "a checkpoint is checked by hash, not trusted by its stat")
+            return (partials, row)
+        }
+
         var staging: String {
             get throws { folder + "/" + (try #require(try PartialDownloadTests.stagingFiles(in: folder).first)) }
         }
@@ -115,9 +123,7 @@ struct DownloadCheckpointTests {
         let setup = try Setup()
         defer { setup.tmp.remove() }
         let remote = Remote()
-        let (partials, rows) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
-        let row = try #require(rows.first, "a checkpoint was recorded before the kill")
-        #expect(rows.count == 1 && !row.sealed)
+        let (partials, row) = try await setup.killedHalfway(remote)
         #expect(row.lengths.count >= 3, "the test needs several chunks written")
         // The third chunk lost a byte (the page cache never reached the disk, say).
         let fd = open(try setup.staging, O_WRONLY)
@@ -139,8 +145,7 @@ struct DownloadCheckpointTests {
         let setup = try Setup()
         defer { setup.tmp.remove() }
         let remote = Remote()
-        let (partials, rows) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
-        let row = try #require(rows.first, "a checkpoint was recorded before the kill")
+        let (partials, row) = try await setup.killedHalfway(remote)
         let written = try await setup.write(remote, partials: partials, fetch: { try Fetcher(remote).fetch($0) })
         #expect(written.resumedAt == row.offset)
         #expect(written.fetched == remote.entry.size - row.offset)
@@ -153,8 +158,7 @@ struct DownloadCheckpointTests {
         let setup = try Setup()
         defer { setup.tmp.remove() }
         let remote = Remote()
-        let (partials, rows) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
-        let row = try #require(rows.first, "a checkpoint was recorded before the kill")
+        let (partials, row) = try await setup.killedHalfway(remote)
         // A power cut: the file's tail, in the middle of its second chunk, never reached the disk.
         #expect(truncate(try setup.staging, off_t(row.lengths[0] + row.lengths[1] / 2)) == 0)
         let written = try await setup.write(remote, partials: partials, fetch: { try Fetcher(remote).fetch($0) })
@@ -166,7 +170,7 @@ struct DownloadCheckpointTests {
         let setup = try Setup()
         defer { setup.tmp.remove() }
         let remote = Remote()
-        let (partials, _) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
+        let (partials, _) = try await setup.killedHalfway(remote)
         let fd = open(try setup.staging, O_WRONLY)
         var garbage: UInt8 = 0x5A
         #expect(pwrite(fd, &garbage, 1, 0) == 1)
@@ -207,8 +211,7 @@ struct DownloadCheckpointTests {
         let setup = try Setup()
         defer { setup.tmp.remove() }
         let remote = Remote()
-        let (_, rows) = try await setup.killAt(remote, call: remote.entry.chunks.count / 2 + 1)
-        let live = try #require(rows.first)
+        let (_, live) = try await setup.killedHalfway(remote)
         let store = setup.index.partialDownloads
         // Read first (by path) and most written, were they there.
         for i in 0..<PartialDownloads.limit {
