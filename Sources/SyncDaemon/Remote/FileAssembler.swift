@@ -51,8 +51,9 @@ struct FileAssembler: Sendable {
         // earlier one, or one kept at the start, taken or given up above), and whether this
         // try is kept for the next: if not, the row goes.
         var recorded = entry.size >= min(PartialDownloads.keepFrom, checkpoints?.step ?? .max), keptForNextTry = false
+        var fdOpen = true
         defer {
-            close(fd)
+            if fdOpen { close(fd) }
             if remove { unlinkat(staging.directory.fd, staging.name, 0) }
             if recorded && !keptForNextTry { checkpoints?.clear(path: path) }
         }
@@ -131,6 +132,13 @@ struct FileAssembler: Sendable {
         }
         // Lengths that do not add up to the size describe nothing (the record keeps none).
         let chunkLengths = lengths.reduce(0, +) == Int(entry.size) ? lengths : nil
+        // Whole and durable: no checkpoint is of use now. Its row goes before the rename, not
+        // between the rename and the landed record (where an event of the path finds the
+        // record of the staged file, whose ctime the rename changed, and reads it again).
+        if recorded {
+            checkpoints?.clear(path: path)
+            recorded = false
+        }
         // Recorded first (an fsync: milliseconds), then the target checked right before the
         // rename: a write by the user during the record is seen, not replaced (the caller
         // puts the records back and plans again).
@@ -140,6 +148,11 @@ struct FileAssembler: Sendable {
         // last reference, inside the rename otherwise (0.2 s per GiB here).
         let replaced = Self.holdOpen(target, expected: expected, beside: fd)
         defer { if let replaced { Self.closeLater(replaced) } }
+        // Closed before the rename: its close-after-write event is then the staging name's,
+        // which the watcher skips, not the target path's after its rename's echo (bench runs
+        // saw that event journaled as a local change, and 1 GiB hashed again: 3.5 s).
+        close(fd)
+        fdOpen = false
         // Into an empty place only when that is what was planned: a file the user made
         // there meanwhile is not replaced (plan again).
         guard (expected == nil ? staging.renameNoReplace(to: target) : staging.rename(to: target)) == 0 else {
