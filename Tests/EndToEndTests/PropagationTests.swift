@@ -214,6 +214,7 @@ extension PropagationTests {
             let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int($0.1) })
             let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
             print("beta \(how) in round \(round): kept \(kept) bytes, fetched \(fetched)")
+            if killed { #expect(two.b.log.contains("to_check=1"), "the start kept a checkpoint, to be checked by hash") }
             #expect(kept >= (killed ? 32 << 20 : 8 << 20), "\(line)")
             #expect(kept + fetched == size, "\(line)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }.isEmpty)

@@ -132,13 +132,6 @@ struct FileAssembler: Sendable {
         }
         // Lengths that do not add up to the size describe nothing (the record keeps none).
         let chunkLengths = lengths.reduce(0, +) == Int(entry.size) ? lengths : nil
-        // Whole and durable: no checkpoint is of use now. Its row goes before the rename, not
-        // between the rename and the landed record (where an event of the path finds the
-        // record of the staged file, whose ctime the rename changed, and reads it again).
-        if recorded {
-            checkpoints?.clear(path: path)
-            recorded = false
-        }
         // Recorded first (an fsync: milliseconds), then the target checked right before the
         // rename: a write by the user during the record is seen, not replaced (the caller
         // puts the records back and plans again).
@@ -162,6 +155,12 @@ struct FileAssembler: Sendable {
             throw DaemonError.io("rename into place", path)
         }
         remove = false
+        // Landed: its checkpoint row goes (a kill up to the rename found the file whole, and
+        // went on from its last checkpoint).
+        if recorded {
+            checkpoints?.clear(path: path)
+            recorded = false
+        }
         guard case .found(let final) = target.lstat() else { throw DaemonError.io("stat", path) }
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.
@@ -178,7 +177,7 @@ struct FileAssembler: Sendable {
             lengths = try await PartialDownload.checkedPrefix(taken.partial.lengths, in: taken.fd, of: entry, progress: progress)
         } catch {
             close(taken.fd)
-            if partials?.keep(taken.partial, in: folder) != true { PartialDownloads.discard(taken.partial, in: folder) }
+            if partials?.keep(taken.partial.kept(at: .now), in: folder) != true { PartialDownloads.discard(taken.partial, in: folder) }
             throw error
         }
         guard !lengths.isEmpty else {
@@ -186,7 +185,7 @@ struct FileAssembler: Sendable {
             PartialDownloads.discard(taken.partial, in: folder)
             return nil
         }
-        return ResumedDownload(partial: taken.partial.checked(lengths: lengths), staging: taken.staging, fd: taken.fd)
+        return ResumedDownload(partial: taken.partial.keeping(lengths: lengths), staging: taken.staging, fd: taken.fd)
     }
 
     /// Writes `entry`'s chunks from the `first` on, in order, at `fd`'s offset: each taken

@@ -37,12 +37,12 @@ struct PartialDownload: Sendable {
             sealed: sealed, keptAt: time)
     }
 
-    /// `self` with only the first chunks' `lengths`, to be trusted as checked (sealed: the
-    /// caller holds the file open and writes on from there).
-    func checked(lengths: [Int]) -> PartialDownload {
+    /// `self` with only its first chunks' `lengths` (those its check found right; still not
+    /// trusted by its stat).
+    func keeping(lengths: [Int]) -> PartialDownload {
         PartialDownload(
             path: path, contentHash: contentHash, staging: staging, directory: directory, lengths: lengths, stat: stat,
-            sealed: true, keptAt: keptAt)
+            sealed: sealed, keptAt: keptAt)
     }
 
     /// How far the download of `entry` into the staging file `fd` got: a checkpoint, not
@@ -75,11 +75,12 @@ struct PartialDownload: Sendable {
     /// chunks in order: the prefix a checkpoint's staging file really holds (a kill may have
     /// come before the page cache reached the disk; anyone may have written to it since).
     /// Stops at a length no chunk can have (a damaged row). Chunks are read in order and
-    /// hashed `width` at a time (on every core: about 3 s per GiB on one core here); throws
+    /// hashed `width` at a time (on up to 4 cores, at most 4 × 4 MiB held: about 3 s per GiB
+    /// on one core here); throws
     /// `CancellationError` when its task is cancelled (a stop does not wait for it);
     /// `progress` gets each chunk's length once it is checked.
     static func checkedPrefix(
-        _ lengths: [Int], in fd: Int32, of entry: WireEntry, width: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ lengths: [Int], in fd: Int32, of entry: WireEntry, width: Int = min(ProcessInfo.processInfo.activeProcessorCount, 4),
         progress: @Sendable (Int64) async -> Void
     ) async throws -> [Int] {
         let chunks = Array(zip(lengths, entry.chunks))
