@@ -193,21 +193,25 @@ extension PropagationTests {
         defer { two.stop() }
         proxy.delayReplies(toRequestsContaining: "GET /v1/folders/docs/chunks/", by: .milliseconds(100))
         let how = killed ? "killed" : "stopped"
+        // Every round's file stays: each wait is for all of them (a CI run's second round
+        // waited for its file alone and timed out on the first round's).
+        var expected: [String: String] = [:]
         for round in 1...3 {
             let name = "big\(round).bin", size = 96 << 20
             let bytes = pseudoRandomBytes(count: size, seed: (killed ? 990 : 960) + UInt64(round))
+            expected[name] = contentHash(bytes)
             let downloading = try await two.betaDownloadsMidway(name, bytes, atLeast: killed ? 40 << 20 : 16 << 20)
             if killed { two.b.kill9() } else { two.b.stop() }
             guard downloading, !FileManager.default.fileExists(atPath: two.b.path(name)) else {
                 print("round \(round): beta had \(name) before it was \(how); next round")
                 try await two.b.start()
-                try await two.waitForBoth([name: contentHash(bytes)], timeout: .seconds(120))
+                try await two.waitForBoth(expected, timeout: .seconds(120))
                 continue
             }
             let staging = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
             #expect(staging.count == 1, "the download's staging file is there after it was \(how): \(staging)")
             try await two.b.start()
-            try await two.waitForBoth([name: contentHash(bytes)], timeout: .seconds(120))
+            try await two.waitForBoth(expected, timeout: .seconds(120))
             let line = try #require(
                 two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
                 "beta fetched \(name) from its start again after it was \(how): \(two.b.log.split(separator: "\n").filter { $0.contains("cut short") || $0.contains(name) || $0.contains("checkpoint") || $0.contains("stopped") || $0.contains("started") }.joined(separator: "\n"))")
