@@ -165,7 +165,11 @@ struct RemoteMoveTests {
         let before = try await client.allRevisions(folder: "docs").map(\.rev).max() ?? 0
         two.a.stop()
         expected = ["photos": Self.dir]
-        // One at a time, each committed before the next: 30 moves on the server, a chain.
+        // One at a time, each committed, and beta idle, before the next: 30 moves on the
+        // server, a chain. (Beta idle: a rename whose arrival is the path of the departure beta
+        // is still recording is pushed as a delete and a new file, not a move; a CI run saw
+        // p14 → p13 go up that way while p13 → p12 was recorded. docs/reliability.md, "Not
+        // guaranteed yet". This test is about alpha applying the chain.)
         for i in 1...30 {
             try FileManager.default.moveItem(atPath: two.b.path("photos/p\(Self.two(i)).jpg"), toPath: two.b.path("photos/p\(Self.two(i - 1)).jpg"))
             expected["photos/p\(Self.two(i - 1)).jpg"] = contentHash("photo \(Self.two(i))")
@@ -176,8 +180,8 @@ struct RemoteMoveTests {
             } catch {
                 throw TestFailure("\(error)" + (await two.postMortem()))
             }
+            try await two.b.waitUntilIdle()
         }
-        try await two.b.waitUntilIdle()
         let revBefore = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
         let logBefore = two.a.log.utf8.count
         try await two.a.start()
