@@ -1,4 +1,5 @@
 import Logging
+import SyncCore
 
 /// How far each big download under way got, recorded in the index as it goes (every `step`
 /// bytes written): a kill -9 or a power cut, which saves nothing at the stop, then costs the
@@ -16,14 +17,16 @@ struct DownloadCheckpoints: Sendable {
     /// Bytes written between two checkpoints: 32 index transactions per GiB downloaded.
     var step: Int64 = 32 << 20
 
-    /// `partial` (a checkpoint, or a cut try kept) becomes its path's row.
-    func record(_ partial: PartialDownload) {
+    /// The download of `entry` into the staging file `fd`, with `lengths` written, becomes its
+    /// path's row (a checkpoint; a cut try kept; a kept one resumed).
+    func record(_ entry: WireEntry, staging: Located, fd: Int32, lengths: [Int]) {
+        guard let checkpoint = PartialDownload.checkpoint(entry, staging: staging, fd: fd, lengths: lengths) else { return }
         do {
-            try store.record(folder: folder, partial)
+            try store.record(folder: folder, checkpoint)
         } catch {
             logger.warning(
                 "cannot record how far a download got; a kill now would start it over",
-                metadata: ["folder": "\(folder)", "path": "\(partial.path)", "error": "\(error)"])
+                metadata: ["folder": "\(folder)", "path": "\(entry.path)", "error": "\(error)"])
         }
     }
 

@@ -49,13 +49,14 @@ struct FileAssembler: Sendable {
         var remove = true
         // Whether the index may hold a row of this path's (a checkpoint of this try or of an
         // earlier one, or one kept at the start, taken or given up above), and whether this
-        // try is kept for the next: if not, the row goes.
-        var recorded = entry.size >= min(PartialDownloads.keepFrom, checkpoints?.step ?? .max), keptForNextTry = false
-        var fdOpen = true
+        // try is kept for the next: if not, the row goes (once landed, right after the rename:
+        // a kill up to it found the file whole, and went on from its last checkpoint).
+        let mayHaveRow = entry.size >= min(PartialDownloads.keepFrom, checkpoints?.step ?? .max)
+        var keptForNextTry = false, fdOpen = true
         defer {
             if fdOpen { close(fd) }
             if remove { unlinkat(staging.directory.fd, staging.name, 0) }
-            if recorded && !keptForNextTry { checkpoints?.clear(path: path) }
+            if mayHaveRow && !keptForNextTry { checkpoints?.clear(path: path) }
         }
         var fetched: Int64 = 0
         // Each chunk's length as written (or, for a copy, as the copy was chunked to check it).
@@ -75,21 +76,14 @@ struct FileAssembler: Sendable {
                 guard lseek(fd, off_t(resumedAt), SEEK_SET) == off_t(resumedAt) else { throw DaemonError.io("seek", path) }
                 // Its row now says what a kill from here on would find: checked by hash (the
                 // writes to come change the stat a stop sealed).
-                if let checkpoints, let taken = resumed,
-                    let checkpoint = PartialDownload.checkpoint(entry, staging: staging, fd: fd, lengths: taken.partial.lengths)
-                {
-                    checkpoints.record(checkpoint)
-                }
+                if let taken = resumed { checkpoints?.record(entry, staging: staging, fd: fd, lengths: taken.partial.lengths) }
                 if !checkedByHash { await progress(resumedAt) }
             }
             let first = resumed?.partial.chunksDone ?? 0
             var nextCheckpoint = resumedAt + (checkpoints?.step ?? 0)
             let wrote: (_ lengths: [Int], _ offset: Int64) -> Void = { lengths, offset in
-                guard let checkpoints, offset >= nextCheckpoint,
-                    let checkpoint = PartialDownload.checkpoint(entry, staging: staging, fd: fd, lengths: lengths)
-                else { return }
-                checkpoints.record(checkpoint)
-                recorded = true
+                guard let checkpoints, offset >= nextCheckpoint else { return }
+                checkpoints.record(entry, staging: staging, fd: fd, lengths: lengths)
                 nextCheckpoint = offset + checkpoints.step
             }
             do {
@@ -108,9 +102,7 @@ struct FileAssembler: Sendable {
                     remove = false
                     keptForNextTry = true
                     // Until the stop saves it sealed: after a kill it is checked by its hashes.
-                    if let checkpoints, let checkpoint = PartialDownload.checkpoint(entry, staging: staging, fd: fd, lengths: lengths) {
-                        checkpoints.record(checkpoint)
-                    }
+                    checkpoints?.record(entry, staging: staging, fd: fd, lengths: lengths)
                 }
                 throw error
             }
@@ -155,12 +147,6 @@ struct FileAssembler: Sendable {
             throw DaemonError.io("rename into place", path)
         }
         remove = false
-        // Landed: its checkpoint row goes (a kill up to the rename found the file whole, and
-        // went on from its last checkpoint).
-        if recorded {
-            checkpoints?.clear(path: path)
-            recorded = false
-        }
         guard case .found(let final) = target.lstat() else { throw DaemonError.io("stat", path) }
         // The user may have written to it in between: then the staged stat is what we
         // know holds the downloaded bytes, and its mismatch makes the next look rehash.

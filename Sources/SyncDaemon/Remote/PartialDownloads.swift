@@ -158,7 +158,8 @@ struct ResumedDownload {
 /// start (`save`, `restore`); a folder taken out of the configuration, or moved, gives them up.
 /// A big download under way records checkpoints there too (`DownloadCheckpoints`): after a
 /// kill or a power cut they are kept again, their chunks checked against their hashes at their
-/// try. Any other staging file is removed by the next start's first scan. Staging files are found and removed through the folder's root, never following
+/// try. Any other staging file is removed by the next start's first scan. Staging files are
+/// found and removed through the folder's root, never following
 /// a symlink: one whose directory was moved out of the folder is not touched there.
 final class PartialDownloads: Sendable {
     private let kept = Mutex([String: PartialDownload]())
