@@ -191,40 +191,27 @@ extension PropagationTests {
     func aBigDownloadGoesOnAfterTheDeviceRestarts(killed: Bool) async throws {
         let (two, proxy) = try await TwoDevices.startBehindProxy(killed ? "kill-download" : "restart-download", throughProxy: ["beta"])
         defer { two.stop() }
-        proxy.delayReplies(toRequestsContaining: "GET /v1/folders/docs/chunks/", by: .milliseconds(100))
         let how = killed ? "killed" : "stopped"
-        // Every round's file stays: each wait is for all of them (a CI run's second round
-        // waited for its file alone and timed out on the first round's).
-        var expected: [String: String] = [:]
-        for round in 1...3 {
-            let name = "big\(round).bin", size = 96 << 20
-            let bytes = pseudoRandomBytes(count: size, seed: (killed ? 990 : 960) + UInt64(round))
-            expected[name] = contentHash(bytes)
-            let downloading = try await two.betaDownloadsMidway(name, bytes, atLeast: killed ? 40 << 20 : 16 << 20)
-            if killed { two.b.kill9() } else { two.b.stop() }
-            guard downloading, !FileManager.default.fileExists(atPath: two.b.path(name)) else {
-                print("round \(round): beta had \(name) before it was \(how); next round")
-                try await two.b.start()
-                try await two.waitForBoth(expected, timeout: .seconds(120))
-                continue
-            }
-            let staging = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
-            #expect(staging.count == 1, "the download's staging file is there after it was \(how): \(staging)")
-            try await two.b.start()
-            try await two.waitForBoth(expected, timeout: .seconds(120))
-            let line = try #require(
-                two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
-                "beta fetched \(name) from its start again after it was \(how): \(two.b.log.split(separator: "\n").filter { $0.contains("cut short") || $0.contains(name) || $0.contains("checkpoint") || $0.contains("stopped") || $0.contains("started") }.joined(separator: "\n"))")
-            let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int($0.1) })
-            let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
-            print("beta \(how) in round \(round): kept \(kept) bytes, fetched \(fetched)")
-            if killed { #expect(two.b.log.contains("to_check=1"), "the start kept a checkpoint, to be checked by hash") }
-            #expect(kept >= (killed ? 32 << 20 : 8 << 20), "\(line)")
-            #expect(kept + fetched == size, "\(line)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }.isEmpty)
-            return
-        }
-        Issue.record("no round caught beta mid-download: nothing was checked")
+        let name = "big.bin", size = 96 << 20
+        let bytes = pseudoRandomBytes(count: size, seed: killed ? 991 : 961)
+        try await two.betaStallsMidDownload(
+            name, bytes, behind: proxy, passing: killed ? 64 << 20 : 40 << 20, atLeast: killed ? 40 << 20 : 16 << 20)
+        if killed { two.b.kill9() } else { two.b.stop() }
+        proxy.openGate()
+        let staging = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
+        #expect(staging.count == 1, "the download's staging file is there after it was \(how): \(staging)")
+        try await two.b.start()
+        try await two.waitForBoth([name: contentHash(bytes)], timeout: .seconds(120))
+        let line = try #require(
+            two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
+            "beta fetched \(name) from its start again after it was \(how): \(two.b.log.split(separator: "\n").filter { $0.contains("cut short") || $0.contains(name) || $0.contains("checkpoint") || $0.contains("stopped") || $0.contains("started") }.joined(separator: "\n"))")
+        let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int($0.1) })
+        let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
+        print("beta \(how): kept \(kept) bytes, fetched \(fetched)")
+        if killed { #expect(two.b.log.contains("to_check=1"), "the start kept a checkpoint, to be checked by hash") }
+        #expect(kept >= (killed ? 32 << 20 : 8 << 20), "\(line)")
+        #expect(kept + fetched == size, "\(line)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }.isEmpty)
     }
 
     /// A reload that restarts the folder in place (a setting changed) keeps a big download
@@ -233,151 +220,90 @@ extension PropagationTests {
     @Test func aReloadKeepsABigDownloadInPlaceAndDropsItWhenTheFolderMoves() async throws {
         let (two, proxy) = try await TwoDevices.startBehindProxy("reload-download", throughProxy: ["beta"])
         defer { two.stop() }
-        let chunkReplies = "GET /v1/folders/docs/chunks/"
-        proxy.delayReplies(toRequestsContaining: chunkReplies, by: .milliseconds(100))
         let size = 96 << 20
-        func stagingFiles() throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
-        }
-        /// Writes `name` on alpha; true once beta has written 16 MiB of it (false: it had it all first).
-        func catchMidDownload(_ name: String, seed: UInt64) async throws -> (caught: Bool, hash: String) {
-            let bytes = pseudoRandomBytes(count: size, seed: seed)
-            return (try await two.betaDownloadsMidway(name, bytes), contentHash(bytes))
-        }
         func lines(_ marker: String) -> [Substring] { two.b.log.split(separator: "\n").filter { $0.contains(marker) } }
-        /// Rewrites beta's config and sends SIGHUP; returns once the reload is done. Chunk
-        /// replies are held 5 s meanwhile, so that a download under way is still under way
-        /// when the reload stops the folder (a CI run saw the rest of the file land first in
-        /// every round, with 100 ms).
+        /// Rewrites beta's config and sends SIGHUP; returns once the reload is done.
         func reload(replacing old: String, with new: String) async throws {
             let config = try String(contentsOfFile: two.b.configPath, encoding: .utf8)
             guard config.contains(old) else { throw TestFailure("beta's config has no \(old)") }
             try writeFile(two.b.configPath, config.replacingOccurrences(of: old, with: new))
             let before = lines("reloaded ").count
-            proxy.delayReplies(toRequestsContaining: chunkReplies, by: .seconds(5))
-            defer { proxy.delayReplies(toRequestsContaining: chunkReplies, by: .milliseconds(100)) }
             guard kill(two.b.pid, SIGHUP) == 0 else { throw TestFailure("kill -HUP: errno \(errno)") }
             try await eventually("beta reloads", timeout: .seconds(60)) { lines("reloaded ").count > before }
         }
 
-        var expected: [String: String] = [:]
-        var checked = false
-        for round in 1...3 where !checked {
-            let name = "inplace\(round).bin"
-            let (caught, hash) = try await catchMidDownload(name, seed: 970 + UInt64(round))
-            expected[name] = hash
-            guard caught else { continue }
-            let saved = lines("cut short are kept for the next start").count
-            try await reload(replacing: "settle = \"\(40 + 10 * round)ms\"", with: "settle = \"\(50 + 10 * round)ms\"")
-            try await two.waitForBoth(expected, timeout: .seconds(120))
-            // Under load the reload may come after the download's end: nothing to keep then.
-            guard lines("cut short are kept for the next start").count > saved else {
-                print("round \(round): beta had \(name) before the reload stopped its folder; next round")
-                continue
-            }
-            let line = try #require(
-                two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
-                "beta fetched \(name) from its start again after a reload in place: \((lines("cut short") + lines("path=\(name)")).joined(separator: "\n"))")
-            let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int($0.1) })
-            let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
-            #expect(kept >= 8 << 20 && kept + fetched == size, "\(line)")
-            checked = true
-        }
-        #expect(checked, "no round caught beta mid-download before the reload in place")
+        let inPlace = pseudoRandomBytes(count: size, seed: 971)
+        try await two.betaStallsMidDownload("inplace.bin", inPlace, behind: proxy, passing: 40 << 20, atLeast: 16 << 20)
+        try await reload(replacing: "settle = \"50ms\"", with: "settle = \"60ms\"")
+        #expect(lines("cut short are kept for the next start").count == 1, "the reload in place kept nothing")
+        proxy.openGate()
+        try await two.waitForBoth(["inplace.bin": contentHash(inPlace)], timeout: .seconds(120))
+        let line = try #require(
+            lines("download resumed where").last { $0.contains("path=inplace.bin") },
+            "beta fetched inplace.bin from its start again after a reload in place: \((lines("cut short") + lines("path=inplace.bin")).joined(separator: "\n"))")
+        let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int($0.1) })
+        let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
+        #expect(kept >= 16 << 20 && kept + fetched == size, "\(line)")
 
-        checked = false
-        for round in 1...3 where !checked {
-            let name = "moved\(round).bin"
-            let (caught, hash) = try await catchMidDownload(name, seed: 980 + UInt64(round))
-            expected[name] = hash
-            guard caught else { continue }
-            let moved = two.b.dir + "/elsewhere"
-            try FileManager.default.createDirectory(atPath: moved, withIntermediateDirectories: true)
-            let saved = lines("cut short are kept for the next start").count
-            try await reload(replacing: "path = \"\(two.b.folderPath)\"", with: "path = \"\(moved)\"")
-            guard lines("cut short are kept for the next start").count > saved else {
-                print("round \(round): beta had \(name) before the reload stopped its folder; back, and next round")
-                try await reload(replacing: "path = \"\(moved)\"", with: "path = \"\(two.b.folderPath)\"")
-                try await two.waitForBoth(expected, timeout: .seconds(120))
-                continue
-            }
-            #expect(lines("given up with the folder").count == 1)
-            #expect(try stagingFiles().isEmpty, "a staging file is left in the folder no longer synced")
-            checked = true
-        }
-        #expect(checked, "no round caught beta mid-download before the folder moved")
+        try await two.betaStallsMidDownload(
+            "moved.bin", pseudoRandomBytes(count: size, seed: 981), behind: proxy, passing: 40 << 20, atLeast: 16 << 20)
+        let moved = two.b.dir + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: moved, withIntermediateDirectories: true)
+        try await reload(replacing: "path = \"\(two.b.folderPath)\"", with: "path = \"\(moved)\"")
+        proxy.openGate()
+        #expect(lines("cut short are kept for the next start").count == 2, "the reload that moved the folder kept nothing")
+        #expect(lines("given up with the folder").count == 1)
+        let staging = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
+        #expect(staging.isEmpty, "a staging file is left in the folder no longer synced: \(staging)")
     }
 
     /// The server goes away in the middle of a download: the device keeps its
-    /// place in the feed and fetches the rest of the file once the server is back. (Under
-    /// load the download may be over before it is watched: then another round;
-    /// if no round catches it, the test fails rather than pass unchecked. Beta talks
-    /// through a proxy that holds each chunk reply 100 ms, so that a 150 MiB download
-    /// lasts seconds however fast the machine: a CI run saw three rounds all finish
-    /// before the poll saw them start.)
+    /// place in the feed and fetches the rest of the file once the server is back.
     @Test func aDownloadCutOffByTheServerGoingAwayIsRetried() async throws {
         let (two, proxy) = try await TwoDevices.startBehindProxy("cut-download", throughProxy: ["beta"])
         defer { two.stop() }
-        proxy.delayReplies(toRequestsContaining: "GET /v1/folders/docs/chunks/", by: .milliseconds(100))
-        var expected: [String: String] = [:]
-        for round in 1...3 {
-            let name = "big\(round).bin"
-            let bytes = pseudoRandomBytes(count: 150 << 20, seed: 150 + UInt64(round))
-            expected[name] = contentHash(bytes)
-            // Cut once 16 MiB are written: what is written (from 8 MiB on: `PartialDownloads`)
-            // is kept for the next try.
-            let downloading = try await two.betaDownloadsMidway(name, bytes)
-            guard downloading else {
-                print("round \(round): beta had \(name) before the cut could be made; next round")
-                continue
-            }
-            two.server.stop()
-            try await eventually("beta notices the server is gone", timeout: .seconds(30)) {
-                try await two.b.status()?.state == .offline
-            }
-            if FileManager.default.fileExists(atPath: two.b.path(name)) {
-                // Its last chunks arrived before the cut (a CI run under load saw it): then the
-                // file must be whole, never a part of it; the cut is tried again.
-                let landed = Array(try Data(contentsOf: URL(fileURLWithPath: two.b.path(name))))
-                #expect(contentHash(landed) == expected[name], "\(name) is at its path but not whole")
-                print("round \(round): beta finished \(name) before the cut took effect; next round")
-                try await two.server.start()
-                continue
-            }
-            try await two.server.start()
-            try await two.waitForBoth(expected, timeout: .seconds(120))
-            // Beta went on from what it had written: it fetched only the rest.
-            let line = try #require(
-                two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
-                "beta fetched \(name) from its start again")
-            let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int64($0.1) })
-            let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int64($0.1) })
-            #expect(kept >= 8 << 20, "\(line)")
-            #expect(kept + fetched == 150 << 20, "\(line)")
-            return
+        let name = "big.bin", size = 150 << 20
+        let bytes = pseudoRandomBytes(count: size, seed: 151)
+        // Cut once 16 MiB are written: what is written (from 8 MiB on: `PartialDownloads`)
+        // is kept for the next try.
+        try await two.betaStallsMidDownload(name, bytes, behind: proxy, passing: 40 << 20, atLeast: 16 << 20)
+        two.server.stop()
+        // The replies held go on: they end where the server went away.
+        proxy.openGate()
+        try await eventually("beta notices the server is gone", timeout: .seconds(30)) {
+            try await two.b.status()?.state == .offline
         }
-        Issue.record("no round caught beta mid-download: nothing was checked")
+        #expect(!FileManager.default.fileExists(atPath: two.b.path(name)), "beta has \(name) at its path with the server gone")
+        try await two.server.start()
+        try await two.waitForBoth([name: contentHash(bytes)], timeout: .seconds(120))
+        // Beta went on from what it had written: it fetched only the rest.
+        let line = try #require(
+            two.b.log.split(separator: "\n").last { $0.contains("download resumed where") && $0.contains("path=\(name)") },
+            "beta fetched \(name) from its start again")
+        let kept = try #require(line.firstMatch(of: /kept_bytes=(\d+)/).flatMap { Int($0.1) })
+        let fetched = try #require(line.firstMatch(of: /fetched_bytes=(\d+)/).flatMap { Int($0.1) })
+        #expect(kept >= 16 << 20, "\(line)")
+        #expect(kept + fetched == size, "\(line)")
     }
 }
 
 extension TwoDevices {
-    /// Writes `bytes` as `name` on alpha; true once beta shows 16 MiB of it written, false if
-    /// beta has the whole file first. (Up to 4 minutes: a clean-clone CI run, with every other
-    /// suite starting beside it, went past 2 minutes here. Polled every 20 ms, not 5: the polls
-    /// load that machine too, and the proxy's delay makes the download last seconds.)
-    func betaDownloadsMidway(_ name: String, _ bytes: [UInt8], atLeast written: Int = 16 << 20) async throws -> Bool {
+    /// Writes `bytes` as `name` on alpha, with beta's chunk replies held by `proxy` once
+    /// `passing` bytes of them went through; returns once beta shows `atLeast` bytes of it
+    /// written. Beta's download is then stalled partway, whatever the machine's load, until the
+    /// caller opens the gate (`FaultProxy.openGate`). (Chunks are at most 4 MiB and fetched at
+    /// most 4 ahead of the writer, so `passing` ≥ `atLeast` + 16 MiB is always reached.)
+    func betaStallsMidDownload(_ name: String, _ bytes: [UInt8], behind proxy: FaultProxy, passing: Int, atLeast written: Int) async throws {
+        proxy.gateReplies(toRequestsContaining: "GET /v1/folders/docs/chunks/", after: passing)
         try writeFile(a.path(name), bytes)
-        var downloading = false
         do {
-            try await eventually("beta downloads \(name), or has it", timeout: .seconds(240), poll: .milliseconds(20)) {
-                downloading = try await self.b.status()?.transferring.contains {
+            try await eventually("beta downloads \(name) up to \(written) bytes", timeout: .seconds(240), poll: .milliseconds(20)) {
+                try await self.b.status()?.transferring.contains {
                     $0.path == name && $0.direction == "download" && $0.bytesDone >= written
                 } == true
-                return downloading || FileManager.default.fileExists(atPath: self.b.path(name))
             }
         } catch {
             throw TestFailure("\(error)" + (await postMortem()))
         }
-        return downloading
     }
 }

@@ -32,6 +32,8 @@ final class FaultProxy: Sendable {
         var marker: [UInt8]?
         var hook: (marker: [UInt8], action: @Sendable () -> Void)?
         var replyDelay: (marker: [UInt8], milliseconds: Int)?
+        /// Bytes of replies to requests containing `marker` still passed on; nil: all.
+        var gate: (marker: [UInt8], budget: Int?)?
         var refusal: (marker: [UInt8], response: [UInt8], every: Bool)?
         var faults = 0
         var stopped = false
@@ -62,6 +64,20 @@ final class FaultProxy: Sendable {
     }
 
     var url: String { "http://127.0.0.1:\(port)" }
+
+    /// From now on, replies to requests containing `marker` are passed on until `budget` bytes
+    /// of them have been, then held, those to requests made before too, until `openGate`: a
+    /// download stopped partway however fast or slow the machine, for as long as a test needs.
+    func gateReplies(toRequestsContaining marker: String, after budget: Int) {
+        state.withLock { $0.gate = (Array(marker.utf8), budget) }
+    }
+
+    /// The replies held by `gateReplies` go on, and those to come are no longer held.
+    func openGate() {
+        state.withLock { state in
+            if let marker = state.gate?.marker { state.gate = (marker, nil) }
+        }
+    }
 
     /// The next response to a request containing `marker` is lost.
     func loseNextReply(toRequestContaining marker: String) {
@@ -185,6 +201,8 @@ final class FaultProxy: Sendable {
         let doomed = Atomic<Bool>(false)
         /// Milliseconds to hold the next reply (see `delayReplies`).
         let replyDelay = Atomic<Int>(0)
+        /// The last request contained the gate's marker (see `gateReplies`).
+        let gated = Atomic<Bool>(false)
         let closed = Atomic<Bool>(false)
         private let rng: Mutex<SplitMix64>
         init(client: Int32, upstream: Int32, seed: UInt64) {
@@ -238,6 +256,13 @@ final class FaultProxy: Sendable {
                 return rule.milliseconds
             }
             if delay > 0 { connection.replyDelay.store(delay, ordering: .sequentiallyConsistent) }
+            // A read that starts a request decides whether its reply is gated (not `recent`: the
+            // request before on this connection may have held the marker).
+            let read = Array(buffer[0..<n])
+            if Self.contains(read, Self.requestLineEnd) {
+                let gated = state.withLock { state in state.gate.map { Self.contains(read, $0.marker) } ?? false }
+                connection.gated.store(gated, ordering: .sequentiallyConsistent)
+            }
             let hook = state.withLock { state -> (@Sendable () -> Void)? in
                 guard let hook = state.hook, Self.contains(recent, hook.marker) else { return nil }
                 state.hook = nil
@@ -280,10 +305,27 @@ final class FaultProxy: Sendable {
             if !suffer(connection) { break }
             let delay = connection.replyDelay.exchange(0, ordering: .sequentiallyConsistent)
             if delay > 0 { usleep(UInt32(delay) * 1000) }
+            if connection.gated.load(ordering: .sequentiallyConsistent), !passGate(n, connection) { break }
             if !Self.sendAll(connection.client, Array(buffer[0..<n])) { break }
         }
         connection.cut()
         connection.pumpFinished()
+    }
+
+    /// Waits until `count` bytes of a gated reply may pass (`gateReplies`); false if the
+    /// connection is cut meanwhile.
+    private func passGate(_ count: Int, _ connection: Connection) -> Bool {
+        while !connection.closed.load(ordering: .sequentiallyConsistent) {
+            let passed = state.withLock { state -> Bool in
+                guard let gate = state.gate, let budget = gate.budget else { return true }
+                guard budget > 0 else { return false }
+                state.gate = (gate.marker, budget - count)
+                return true
+            }
+            if passed { return true }
+            usleep(10_000)
+        }
+        return false
     }
 
     private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
@@ -295,6 +337,8 @@ final class FaultProxy: Sendable {
         }
         return true
     }
+
+    private static let requestLineEnd = Array(" HTTP/1.1\r\n".utf8)
 
     /// Markers are at most this long.
     static let maxMarkerBytes = 256
