@@ -166,10 +166,8 @@ struct RemoteMoveTests {
         two.a.stop()
         expected = ["photos": Self.dir]
         // One at a time, each committed, and beta idle, before the next: 30 moves on the
-        // server, a chain. (Beta idle: a rename whose arrival is the path of the departure beta
-        // is still recording is pushed as a delete and a new file, not a move; a CI run saw
-        // p14 → p13 go up that way while p13 → p12 was recorded. docs/reliability.md, "Not
-        // guaranteed yet". This test is about alpha applying the chain.)
+        // server, a chain. (This test is about alpha applying the chain; a rename onto the old
+        // name of a move beta is still recording is `RenameChainTests`, decision 0038.)
         for i in 1...30 {
             try FileManager.default.moveItem(atPath: two.b.path("photos/p\(Self.two(i)).jpg"), toPath: two.b.path("photos/p\(Self.two(i - 1)).jpg"))
             expected["photos/p\(Self.two(i - 1)).jpg"] = contentHash("photo \(Self.two(i))")

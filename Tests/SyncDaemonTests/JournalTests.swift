@@ -138,6 +138,65 @@ struct JournalTests {
         #expect(try reopened.errors.list(folder: "f").isEmpty, "a release is not an error")
     }
 
+    /// A file renamed onto the old name of a file whose move is on its way (p13 → p12 running,
+    /// then p14 → p13): the op of p13 runs once more, as the move from p14, not as new content
+    /// beside a delete of p14 (a CI run saw the renumbering chain go up that way).
+    @Test func aMoveOntoAPathWhoseOpRunsIsPushedAsAMoveByTheRerun() throws {
+        let (index, tmp) = try Self.store()
+        defer { tmp.remove() }
+        try index.journal.enqueue(folder: "f", paths: ["p12", "p13"], moves: ["p12": "p13"])
+        #expect(try index.journal.claim(folder: "f", limit: 10).map(\.moveFrom) == ["p13", nil])
+        let running = try index.journal.enqueue(folder: "f", paths: ["p13", "p14"], moves: ["p13": "p14"])
+        #expect(running == ["p13"])
+        // A plain request for it after the move (a write) keeps the move for the rerun.
+        try index.journal.enqueue(folder: "f", paths: ["p13"])
+        let again = try index.journal.finish(folder: "f", done: ["p12", "p13"], update: .empty)
+        #expect(again == ["p13"])
+        let claimed = try index.journal.claim(folder: "f", limit: 10)
+        #expect(Dictionary(uniqueKeysWithValues: claimed.map { ($0.path, $0.moveFrom ?? "-") }) == ["p13": "p14", "p14": "-"])
+        // Its next run ends with nothing new: the move is done, no rerun carries it again.
+        #expect(try index.journal.finish(folder: "f", done: ["p13", "p14"], update: .empty).isEmpty)
+        #expect(try index.journal.pendingCount(folder: "f") == 0)
+    }
+
+    /// An op that stops running without ending (put back, retried later, interrupted by a
+    /// restart) takes the move that brought its path here meanwhile; without one it keeps its own.
+    @Test func anOpPutBackTakesTheMoveThatCameWhileItRan() throws {
+        for end in ["release", "reschedule", "restart", "hold"] {
+            let (index, tmp) = try Self.store()
+            defer { tmp.remove() }
+            try index.journal.enqueue(folder: "f", paths: ["a", "b", "x"], moves: ["b": "x"])
+            _ = try index.journal.claim(folder: "f", limit: 10)
+            try index.journal.enqueue(folder: "f", paths: ["a", "c"], moves: ["a": "c"])
+            switch end {
+            case "release": try index.journal.release(folder: "f", paths: ["a", "b", "x"])
+            case "reschedule":
+                // Later for the others; at once for `a`, which holds other content now (its
+                // source's op, due now, must not go up alone first, as a delete).
+                try index.journal.reschedule(
+                    folder: "f", paths: ["a", "b", "x"], error: DaemonError(.changing, "again"), retryAt: Date() + 3600)
+                let now = try index.journal.claim(folder: "f", limit: 10)
+                #expect(Dictionary(uniqueKeysWithValues: now.map { ($0.path, $0.moveFrom ?? "-") }) == ["a": "c", "c": "-"])
+                #expect(now.first { $0.path == "a" }?.attempts == 0, "its tries counted afresh")
+                try index.journal.release(folder: "f", paths: ["a", "c"])
+                try index.journal.releaseHeld(folder: "f")
+                #expect(try index.journal.retryNow(folder: "f", isIgnored: { _, _ in false }) == 2)
+            case "restart": try IndexStore(path: tmp.path + "/index.sqlite").journal.resumeInterrupted()
+            default:
+                // `a` changed during the attempt: not a delete to hold, it runs again.
+                try index.journal.hold(folder: "f", paths: ["a", "b", "x"])
+                #expect(try index.journal.heldCount(folder: "f") == 2)
+                #expect(try index.journal.claim(folder: "f", limit: 10).map(\.path).sorted() == ["a", "c"])
+                try index.journal.release(folder: "f", paths: ["a", "c"])
+                try index.journal.releaseHeld(folder: "f")
+            }
+            let claimed = try index.journal.claim(folder: "f", limit: 10)
+            #expect(
+                Dictionary(uniqueKeysWithValues: claimed.map { ($0.path, $0.moveFrom ?? "-") }) == ["a": "c", "b": "x", "c": "-", "x": "-"],
+                "\(end)")
+        }
+    }
+
     /// A committed move: local records take their new names; the old live base
     /// records become tombstones (the mover writes the new ones, `MoveRecords`).
     @Test func aCommittedMoveRekeysLocalRecordsAndRetiresOldBases() throws {

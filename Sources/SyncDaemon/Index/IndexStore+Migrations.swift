@@ -157,6 +157,11 @@ extension IndexStore {
             // row is not trusted by its stat but by its chunks' hashes (sealed = 0).
             try db.execute(sql: "ALTER TABLE partial_downloads ADD COLUMN sealed INTEGER NOT NULL DEFAULT 1")
         }
+        migrator.registerMigration("v16-journal-rerun-moves") { db in
+            // The old name of a path that got here by a move while its op was running: the
+            // op's rerun pushes that move (`JournalStore.enqueue`).
+            try db.execute(sql: "ALTER TABLE journal ADD COLUMN next_move_from TEXT")
+        }
         return migrator
     }
 }

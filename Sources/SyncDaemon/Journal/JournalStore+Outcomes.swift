@@ -54,15 +54,23 @@ extension JournalStore {
         ON CONFLICT (folder_id, path) DO UPDATE SET dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END
         """
 
-    /// Puts a failed attempt back with a retry time, and shows the error.
-    public func reschedule(folder: String, paths: [String], error: DaemonError, retryAt: Date) throws {
+    /// Puts a failed attempt back with a retry time, and shows the error. A path that got
+    /// here by a move during the attempt (`next_move_from`) holds other content now: it runs
+    /// again at once, as that move, its tries counted afresh (its source's op, due now, would
+    /// otherwise go up first, alone, as a delete).
+    public func reschedule(folder: String, paths: [String], error: DaemonError, retryAt: Date, now: Date = Date()) throws {
         try pool.write { db in
             let update = try db.cachedStatement(sql: """
-                UPDATE journal SET state = 'pending', dirty = 0, attempts = attempts + 1,
-                next_attempt_at = ?, last_error = ? WHERE folder_id = ? AND path = ?
+                UPDATE journal SET state = 'pending', dirty = 0,
+                    attempts = CASE WHEN next_move_from IS NULL THEN attempts + 1 ELSE 0 END,
+                    next_attempt_at = CASE WHEN next_move_from IS NULL THEN ? ELSE MIN(?, next_attempt_at) END,
+                    \(JournalStore.carryMove), last_error = ?
+                WHERE folder_id = ? AND path = ?
                 """)
             for path in paths {
-                try update.execute(arguments: [retryAt.timeIntervalSince1970, error.description, folder, path])
+                try update.execute(arguments: [
+                    retryAt.timeIntervalSince1970, now.timeIntervalSince1970, error.description, folder, path,
+                ])
                 try errors.show(folder: folder, path: path, error: error, retryAt: retryAt, origin: .push, in: db)
             }
         }
@@ -74,20 +82,25 @@ extension JournalStore {
         try pool.write { db in
             let update = try db.cachedStatement(sql: """
                 UPDATE journal SET state = 'pending', dirty = 0,
-                    move_from = CASE WHEN ? THEN NULL ELSE move_from END
+                    move_from = COALESCE(next_move_from, CASE WHEN ? THEN NULL ELSE move_from END), next_move_from = NULL
                 WHERE folder_id = ? AND path = ?
                 """)
             for path in paths { try update.execute(arguments: [forgetMove.contains(path), folder, path]) }
         }
     }
 
-    /// Gives up on paths (permanent error): the error stays visible until the path changes again.
     /// A path changed during its attempt (`dirty`) goes back to pending for one more run,
-    /// which pushes its state as it is then (the move, if any, is done).
+    /// which pushes its state as it is then: the attempt's move, if any, is done; one that
+    /// brought the path here meanwhile is pushed as a move (a file renamed onto the old name
+    /// of a file whose move was on its way went up as a new file, its old name as a delete).
     private static let rerunDirty = """
-        UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = NULL
+        UPDATE journal SET state = 'pending', dirty = 0, attempts = 0, move_from = next_move_from, next_move_from = NULL
         WHERE folder_id = ? AND path = ? AND dirty = 1
         """
+
+    /// An op that stops running without ending keeps its move, unless one brought the path
+    /// here meanwhile (`next_move_from`): that one is what is on disk now.
+    static let carryMove = "move_from = COALESCE(next_move_from, move_from), next_move_from = NULL"
 
     /// A path changed during the failed attempt (`dirty`: the user fixed a permission, say)
     /// runs once more instead (its error shown until then); the paths that do are returned.
@@ -109,12 +122,18 @@ extension JournalStore {
         }
     }
 
-    /// Parks deletes that wait for `syncctl approve-deletes` (state `held`).
+    /// Parks deletes that wait for `syncctl approve-deletes` (state `held`). A path changed
+    /// during the attempt (`dirty`: re-created, or a file moved onto it) is not a delete to
+    /// hold: it runs once more instead, with what is there then.
     public func hold(folder: String, paths: [String]) throws {
         try pool.write { db in
+            let rerun = try db.cachedStatement(sql: Self.rerunDirty)
             let update = try db.cachedStatement(
                 sql: "UPDATE journal SET state = 'held', dirty = 0 WHERE folder_id = ? AND path = ?")
-            for path in paths { try update.execute(arguments: [folder, path]) }
+            for path in paths {
+                try rerun.execute(arguments: [folder, path])
+                if db.changesCount == 0 { try update.execute(arguments: [folder, path]) }
+            }
         }
     }
 

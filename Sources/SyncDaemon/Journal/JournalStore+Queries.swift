@@ -8,7 +8,7 @@ extension JournalStore {
     public func resumeInterrupted(now: Date = Date()) throws {
         try pool.write { db in
             try db.execute(
-                sql: "UPDATE journal SET state = 'pending', dirty = 0, next_attempt_at = ? WHERE state = 'running' OR state = 'pending'",
+                sql: "UPDATE journal SET state = 'pending', dirty = 0, \(Self.carryMove), next_attempt_at = ? WHERE state = 'running' OR state = 'pending'",
                 arguments: [now.timeIntervalSince1970])
         }
     }
@@ -61,14 +61,16 @@ extension JournalStore {
             "SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from IS NOT NULL AND state = 'running')", [folder])
     }
 
-    /// A move of this device is queued or being committed.
+    /// A move of this device is queued or being committed (or journaled for the rerun of a
+    /// path's op, `next_move_from`).
     func hasPendingMove(folder: String) throws -> Bool {
-        try exists("SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from IS NOT NULL)", [folder])
+        try exists(
+            "SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND (move_from IS NOT NULL OR next_move_from IS NOT NULL))", [folder])
     }
 
     /// A move of this device away from `path` is queued or being committed.
     func isPendingMoveSource(folder: String, path: String) throws -> Bool {
-        try exists("SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ? AND move_from = ?)", [folder, path])
+        try exists("SELECT EXISTS (SELECT 1 FROM journal WHERE folder_id = ?1 AND (move_from = ?2 OR next_move_from = ?2))", [folder, path])
     }
 
     private func exists(_ sql: String, _ arguments: StatementArguments) throws -> Bool {

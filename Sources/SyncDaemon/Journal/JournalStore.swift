@@ -20,7 +20,8 @@ public struct JournalRequest: Sendable, Equatable {
 /// `journal`, the persisted pending work. Every decision to transfer is written here
 /// before anyone is told it is queued; one row per (folder, path) so a second request
 /// joins the first; a request for a running path marks it dirty so it runs once more
-/// with the newer content. A row is `pending`, `running` or `held` (a delete wave
+/// with the newer content (and, if the path got here by a move meanwhile, as that move:
+/// `next_move_from`, which becomes `move_from` when the run ends). A row is `pending`, `running` or `held` (a delete wave
 /// waiting for approval).
 public struct JournalStore: Sendable {
     let pool: DatabasePool
@@ -48,7 +49,8 @@ public struct JournalStore: Sendable {
                 VALUES (?, ?, 'push', 'pending', 0, 0, ?, ?, ?)
                 ON CONFLICT (folder_id, path) DO UPDATE SET
                     dirty = CASE WHEN state = 'running' THEN 1 ELSE dirty END,
-                    move_from = CASE WHEN state = 'running' THEN move_from ELSE COALESCE(excluded.move_from, move_from) END
+                    move_from = CASE WHEN state = 'running' THEN move_from ELSE COALESCE(excluded.move_from, move_from) END,
+                    next_move_from = CASE WHEN state = 'running' THEN COALESCE(excluded.move_from, next_move_from) ELSE next_move_from END
                 RETURNING state
                 """)
             // A directory moved away takes what is below it without an event of their own: an op

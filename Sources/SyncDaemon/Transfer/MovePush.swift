@@ -32,12 +32,17 @@ struct MovePush: Sendable {
             return result
         }
         var prepared: [(to: String, from: String, change: PreparedChange)] = []
+        // Old names of the moves before, in this commit: the server applies its changes in
+        // order, so a move onto one of them finds it free (files renumbered: p13 → p12, then
+        // p14 → p13).
+        var vacated = Set<String>()
         for move in moves {
             if let change = preparer.prepareMove(
                 path: move.to, from: move.from, localFrom: records.local[move.from], baseFrom: records.base[move.from],
-                base: records.base[move.to])
+                base: vacated.contains(move.to) ? nil : records.base[move.to])
             {
                 prepared.append((move.to, move.from, change))
+                vacated.insert(move.from)
             } else {
                 result.forget(move, below: records.base[move.from]?.kind == .directory ? liveBelow(move.from) : [])
             }
@@ -67,6 +72,7 @@ struct MovePush: Sendable {
             return result
         }
         result.update.settledCommits.append(commitId)
+        let arrivals = Set(prepared.map(\.to))
         for (move, outcome) in zip(prepared, response.results) {
             guard outcome.status == .ok, let old = records.base[move.from] else {
                 result.forget((move.to, move.from), below: liveBelow(move.from))
@@ -87,8 +93,10 @@ struct MovePush: Sendable {
             }
             // Old paths that are on disk again (a download of another device's edit re-created
             // one while the move was prepared): the move took the server's entries away, so what
-            // is there now is new content to push, not something already synced.
+            // is there now is new content to push, not something already synced. (Not the
+            // arrival of a later move in this commit: that one's outcome says what it is.)
             result.update.lookAgain += ([move.from] + known.map(\.path)).filter { path in
+                if arrivals.contains(path) { return false }
                 if case .missing = preparer.folder.lstat(path) { return false }
                 return true
             }
