@@ -65,9 +65,9 @@ final class FaultProxy: Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    /// From now on, replies to requests containing `marker` are passed on until `budget` bytes
-    /// of them have been, then held, those to requests made before too, until `openGate`: a
-    /// download stopped partway however fast or slow the machine, for as long as a test needs.
+    /// Replies to requests containing `marker` made from now on are passed on until `budget`
+    /// bytes of them have been, then held until `openGate`: a download stopped partway however
+    /// fast or slow the machine, for as long as a test needs.
     func gateReplies(toRequestsContaining marker: String, after budget: Int) {
         state.withLock { $0.gate = (Array(marker.utf8), budget) }
     }
