@@ -75,6 +75,15 @@ public struct ControlClient: Sendable {
         try decode(RetryReply.self, try await request(.POST, "/v1/retry" + query(folder)))
     }
 
+    /// What waits for a retry at `path` (absolute, or relative to `workingDirectory` when that
+    /// is inside a folder, else to the folder's root) and below it is tried now.
+    public func retry(path: String, folder: String?, workingDirectory: String? = nil) async throws(Failure) -> RetryReply {
+        var query = "/v1/retry?path=" + Self.escape(path)
+        if let folder { query += "&folder=" + Self.escape(folder) }
+        if let workingDirectory { query += "&cwd=" + Self.escape(workingDirectory) }
+        return try decode(RetryReply.self, try await request(.POST, query))
+    }
+
     /// Returns once the folder (or every folder) is in sync as of the call, or is stuck, or
     /// `timeout` passed (nil: no limit).
     public func wait(folder: String?, timeout: Duration?) async throws(Failure) -> WaitReply {

@@ -133,9 +133,12 @@ public struct FolderActionReply: Codable, Sendable, Equatable {
 public struct RetryReply: Codable, Sendable, Equatable {
     public var folders: [String]
     public var paths: Int
-    public init(folders: [String], paths: Int) {
+    /// The path asked for (`retry --path`), relative to its folder's root.
+    public var path: String?
+    public init(folders: [String], paths: Int, path: String? = nil) {
         self.folders = folders
         self.paths = paths
+        self.path = path
     }
 }
 

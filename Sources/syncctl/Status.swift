@@ -141,12 +141,23 @@ struct Retry: AsyncParsableCommand {
     @OptionGroup var daemon: DaemonOptions
     @ParentCommand var root: Syncctl
     @Argument(help: "Folder id; all folders when omitted.") var folder: String?
+    @Option(
+        name: .long,
+        help: "Only this path and what is below it: absolute, or relative to the current directory when that is inside a synced folder, else to the folder's root.")
+    var path: String?
 
     func run() async throws {
         do {
-            let reply = try await daemon.client(inheriting: root.daemon).retry(folder: folder)
-            let paths = reply.paths == 1 ? "1 path" : "\(reply.paths) paths"
-            Exit.out("retrying now: " + reply.folders.joined(separator: ", ") + " (\(paths))")
+            let client = try daemon.client(inheriting: root.daemon)
+            let paths: (Int) -> String = { $0 == 1 ? "1 path" : "\($0) paths" }
+            guard let path else {
+                let reply = try await client.retry(folder: folder)
+                Exit.out("retrying now: " + reply.folders.joined(separator: ", ") + " (\(paths(reply.paths)))")
+                return
+            }
+            let reply = try await client.retry(path: path, folder: folder, workingDirectory: FileManager.default.currentDirectoryPath)
+            let name = (reply.folders.first.map { $0 + ":" } ?? "") + (reply.path ?? path)
+            Exit.out(reply.paths == 0 ? "nothing waits for a retry at \(name)" : "retrying now: \(name) (\(paths(reply.paths)))")
         } catch let failure as ControlClient.Failure { Exit.fail(failure) }
     }
 }

@@ -45,6 +45,59 @@ struct RetryTests {
         }
     }
 
+    /// `syncctl retry --path`: only that path, and what is below it, is pushed again; another
+    /// path refused for good stays as it was, until its own retry (by absolute path).
+    @Test func aRetryOfOnePathPushesThatPathAlone() async throws {
+        let tmp = try TemporaryDirectory("retry-path")
+        defer { tmp.remove() }
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        defer { server.stop() }
+        let credential = try server.provision(folder: "docs", device: "alpha")
+        try await server.start()
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        defer { proxy.stop() }
+        let d = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: proxy.url, credential: credential)
+        try await d.start()
+        defer { d.stop() }
+        try await d.waitUntilIdle()
+
+        proxy.refuseNext(requestContaining: "/commit", status: 422, code: "bad_request", message: "refused by the test", every: true)
+        try FileManager.default.createDirectory(atPath: d.path("photos"), withIntermediateDirectories: true)
+        try writeFile(d.path("photos/a.txt"), "photo a")
+        try writeFile(d.path("photos/b.txt"), "photo b")
+        try writeFile(d.path("other.txt"), "other")
+        let refused: Set<String> = ["photos", "photos/a.txt", "photos/b.txt", "other.txt"]
+        func rejected() async throws -> Set<String> {
+            Set(try await d.status()?.errors.filter { $0.code == "rejected" && $0.retryAt == nil }.map(\.path) ?? [])
+        }
+        try await eventually("every new path failed for good", timeout: .seconds(60), poll: .milliseconds(200)) {
+            try await rejected() == refused
+        }
+        proxy.stopRefusing()
+        let client = server.client(credential: credential)
+        func onServer() async throws -> Set<String> {
+            Set(try await client.changes(folder: "docs", since: 0, limit: 100).entries.filter { !$0.deleted }.map(\.path))
+        }
+        #expect(try await onServer().isEmpty)
+
+        let nothing = try d.syncctl("retry", "--path", "photos/none.txt")
+        #expect(nothing.status == 0 && nothing.out == "nothing waits for a retry at docs:photos/none.txt\n", "\(nothing)")
+        let retried = try d.syncctl("retry", "--path", "photos")
+        #expect(retried.status == 0 && retried.out == "retrying now: docs:photos (3 paths)\n", "\(retried)")
+        try await eventually("photos and its files are on the server") { try await onServer() == ["photos", "photos/a.txt", "photos/b.txt"] }
+        try await eventually("their errors are gone") { try await rejected() == ["other.txt"] }
+        // other.txt was not pushed: it is still shown as refused for good, with no retry.
+        #expect(try await onServer() == ["photos", "photos/a.txt", "photos/b.txt"])
+
+        let outside = try d.syncctl("retry", "--path", tmp.path + "/elsewhere.txt")
+        #expect(outside.status != 0 && outside.err.contains("is not inside a synced folder"), "\(outside)")
+        let one = try d.syncctl("retry", "--path", d.path("other.txt"))
+        #expect(one.status == 0 && one.out == "retrying now: docs:other.txt (1 path)\n", "\(one)")
+        try await eventually("other.txt is on the server") { try await onServer().contains("other.txt") }
+        try await d.waitUntilIdle()
+        #expect(try await d.status()?.errors.isEmpty == true)
+    }
+
     /// Without a retry: the change feed asks at least every 10 s while the server is away, and
     /// once it reaches the server again the push waiting out a longer backoff goes at once.
     @Test func aServerThatIsBackGetsWhatWaitedWithinSeconds() async throws {

@@ -51,6 +51,37 @@ struct RetryNowTests {
         #expect(shown["bad..name"]?.retryAt == nil && shown["trashed"]?.retryAt == nil)
     }
 
+    /// `syncctl retry --path d`: d and what is below it, not `d2` beside it, nor anything else;
+    /// the shown retry time changes only for what is due now.
+    @Test func aRetryOfOnePathTakesItsSubtreeAlone() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        let later = Date().addingTimeInterval(600)
+        let paths = ["d", "d/x", "d2", "e"]
+        try index.journal.enqueue(folder: "f", paths: paths)
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        try index.journal.reschedule(folder: "f", paths: ["d/x", "d2"], error: DaemonError(.serverUnreachable, "away"), retryAt: later)
+        try index.journal.fail(folder: "f", paths: ["d", "e"], error: .io("open", "denied", EACCES))
+        try index.retries.hold(
+            folder: "f", [(Self.entry("d/r", rev: 3), DaemonError(.diskFull, "full")), (Self.entry("d2/r", rev: 4), DaemonError(.diskFull, "full"))],
+            delay: { _ in 600 })
+
+        let now = Date()
+        #expect(try index.journal.retryNow(folder: "f", under: "d", now: now, isIgnored: { _, _ in false }) == 2)
+        #expect(try index.retries.retryNow(folder: "f", under: "d", now: now) == 1)
+        #expect(Set(try index.journal.claim(folder: "f", limit: 10, now: now).map(\.path)) == ["d", "d/x"])
+        #expect(try index.retries.due(folder: "f", now: now).map(\.path) == ["d/r"])
+        let shown = Dictionary(uniqueKeysWithValues: try index.errors.list(folder: "f").map { ($0.path, $0) })
+        #expect(Set(shown.keys) == ["d", "d/x", "d/r", "d2", "d2/r", "e"])
+        for path in ["d", "d/x", "d/r"] {
+            #expect(shown[path]?.retryAt.map { abs($0.timeIntervalSince(now)) < 0.01 } == true, "\(path) is shown as retried now")
+        }
+        #expect(shown["e"]?.retryAt == nil, "e still failed for good")
+        for path in ["d2", "d2/r"] {
+            #expect(shown[path]?.retryAt.map { $0.timeIntervalSince(now) > 500 } == true, "\(path) keeps its later retry")
+        }
+    }
+
     /// A failed path's push that is running when the retry comes runs once more after it;
     /// a retry with nothing waiting does nothing.
     @Test func aRetryOfARunningPathMarksItDirtyAndAnEmptyRetryDoesNothing() throws {

@@ -62,7 +62,12 @@ enum ControlServer {
             try json(FolderActionReply(folders: try await daemon.rescan(folder: request.uri.queryParameters["folder"].map(String.init))))
         }
         router.post("/v1/retry") { request, _ in
-            try json(try await daemon.retry(folder: request.uri.queryParameters["folder"].map(String.init)))
+            let query = request.uri.queryParameters
+            let folder = query["folder"].map(String.init)
+            if let path = query["path"].map(String.init) {
+                return try json(try await daemon.retry(path: path, folder: folder, cwd: query["cwd"].map(String.init)))
+            }
+            return try json(try await daemon.retry(folder: folder))
         }
         router.post("/v1/wait") { request, _ in
             let query = request.uri.queryParameters
@@ -176,6 +181,15 @@ final class DaemonState: Sendable {
         var paths = 0
         for engine in chosen { paths += try await engine.retryNow() }
         return RetryReply(folders: chosen.map(\.id), paths: paths)
+    }
+
+    /// `syncctl retry --path`: what waits for a retry at one path (and below it) is tried now.
+    func retry(path given: String, folder: String?, cwd: String?) async throws -> RetryReply {
+        let raw = fromWorkingDirectory(given, folder: folder, cwd: cwd)
+        guard let (engine, path) = try locate(raw, folder: folder) else {
+            throw HTTPError(.badRequest, message: "\(raw) is not inside a synced folder")
+        }
+        return RetryReply(folders: [engine.id], paths: try await engine.retryNow(under: path), path: path)
     }
 
     /// `syncctl wait`: the chosen folders wait side by side, each until it is in sync, stuck,

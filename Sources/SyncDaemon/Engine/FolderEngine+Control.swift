@@ -20,19 +20,22 @@ extension FolderEngine {
     /// `syncctl retry`: what waits out a backoff is tried now, and paths whose push failed
     /// for good are pushed once more (see `JournalStore.retryNow`); returns how many paths.
     /// Remote changes the device refused (a name it cannot take) are not: the server's feed
-    /// has moved past them; a new revision of the path brings them again.
-    public func retryNow() async throws -> Int {
+    /// has moved past them; a new revision of the path brings them again. `under`: only that
+    /// path and what is below it (`syncctl retry --path`); the change feed's backoff is then
+    /// left as it is.
+    public func retryNow(under: String? = nil) async throws -> Int {
         let root = FolderRoot(self.root), ignore = self.ignore
-        let pushes = try index.journal.retryNow(folder: id) { path, wasDirectory in
+        let pushes = try index.journal.retryNow(folder: id, under: under) { path, wasDirectory in
             // A directory's rules (`build/`) skip it only as a directory: its kind on disk, or
             // as last synced when it is gone.
             var isDirectory = wasDirectory
             if case .found(let stat) = root.lstat(path) { isDirectory = stat.kind == .directory }
             return ignore.skips(path, isDirectory: isDirectory)
         }
-        let remote = try index.retries.retryNow(folder: id)
-        logger.info("retry asked for", metadata: ["folder": "\(id)", "pushes": "\(pushes)", "remote": "\(remote)"])
-        await feed.retryNow()
+        let remote = try index.retries.retryNow(folder: id, under: under)
+        logger.info(
+            "retry asked for", metadata: ["folder": "\(id)", "path": "\(under ?? "")", "pushes": "\(pushes)", "remote": "\(remote)"])
+        if under == nil { await feed.retryNow() }
         await queue.retryNow()
         return pushes + remote
     }

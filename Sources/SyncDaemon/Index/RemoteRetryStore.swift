@@ -59,18 +59,20 @@ struct RemoteRetryStore: Sendable {
         }
     }
 
-    /// `syncctl retry`: every kept entry not due yet is due now, its tries started over;
-    /// returns how many.
-    func retryNow(folder: String, now: Date = Date()) throws -> Int {
+    /// `syncctl retry`: every kept entry not due yet (at `under` and below it, when given) is
+    /// due now, its tries started over; returns how many.
+    func retryNow(folder: String, under: String? = nil, now: Date = Date()) throws -> Int {
         let t = now.timeIntervalSince1970
+        let (scope, scoped): (String, StatementArguments) =
+            under.map { (IndexSQL.subtree, IndexSQL.subtree(folder: folder, $0)) } ?? ("folder_id = ?", [folder])
         return try pool.write { db in
             try db.execute(
-                sql: "UPDATE remote_retry SET next_attempt_at = ?, attempts = 0 WHERE folder_id = ? AND next_attempt_at > ?",
-                arguments: [t, folder, t])
+                sql: "UPDATE remote_retry SET next_attempt_at = ?, attempts = 0 WHERE \(scope) AND next_attempt_at > ?",
+                arguments: [t] + scoped + [t])
             let count = db.changesCount
             try db.execute(
-                sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND origin = 'remote' AND retry_at > ?",
-                arguments: [t, folder, t])
+                sql: "UPDATE path_errors SET retry_at = ? WHERE \(scope) AND origin = 'remote' AND retry_at > ?",
+                arguments: [t] + scoped + [t])
             return count
         }
     }

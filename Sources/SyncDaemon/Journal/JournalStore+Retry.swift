@@ -11,16 +11,23 @@ extension JournalStore {
     /// pushed (that would upload, or delete, what the user has just excluded): its error is
     /// dropped. A path whose delete is held for approval stays held. Errors of remote changes
     /// are not pushes: `RemoteRetryStore` has their retries.
-    /// `isIgnored` gets the path and whether it was a directory when last synced.
-    public func retryNow(folder: String, now: Date = Date(), isIgnored: (String, Bool) -> Bool) throws -> Int {
+    /// `isIgnored` gets the path and whether it was a directory when last synced. `under`:
+    /// only that path and what is below it (`syncctl retry --path`).
+    public func retryNow(folder: String, under: String? = nil, now: Date = Date(), isIgnored: (String, Bool) -> Bool) throws -> Int {
         let t = now.timeIntervalSince1970
         return try pool.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE journal SET next_attempt_at = ?, attempts = 0
-                    WHERE folder_id = ? AND state = 'pending' AND next_attempt_at > ?
-                    """,
-                arguments: [t, folder, t])
+            if let under {
+                try db.execute(
+                    sql: "UPDATE journal SET next_attempt_at = ?, attempts = 0 WHERE \(IndexSQL.subtree) AND state = 'pending' AND next_attempt_at > ?",
+                    arguments: [t] + IndexSQL.subtree(folder: folder, under) + [t])
+            } else {
+                try db.execute(
+                    sql: """
+                        UPDATE journal SET next_attempt_at = ?, attempts = 0
+                        WHERE folder_id = ? AND state = 'pending' AND next_attempt_at > ?
+                        """,
+                    arguments: [t, folder, t])
+            }
             var count = db.changesCount
             let failed = try Row.fetchAll(
                 db,
@@ -36,7 +43,7 @@ extension JournalStore {
                 let path: String = try row.indexValue("path", table: PathErrorStore.table)
                 let wasDirectory: Bool? = try row.indexValue("was_directory", table: PathErrorStore.table, path: path)
                 return (path, wasDirectory ?? false)
-            }
+            }.filter { failed in under.map { failed.0 == $0 || failed.0.hasPrefix($0 + "/") } ?? true }
             let push = try db.cachedStatement(sql: Self.lookAgain)
             let shownAsRetried = try db.cachedStatement(sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND path = ?")
             let forget = try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ?")
@@ -72,15 +79,15 @@ extension JournalStore {
         }
     }
 
-    /// The shown errors of pending pushes (with `code`, when given) whose retry was later
-    /// say it is now.
+    /// The shown errors of pending pushes due now (with `code`, when given) whose retry was
+    /// later say it is now.
     private func showDueNow(folder: String, code: DaemonError.Code? = nil, at t: Double, in db: Database) throws {
         try db.execute(
             sql: """
                 UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND origin = 'push' AND retry_at > ?
                 AND (? IS NULL OR code = ?)
-                AND path IN (SELECT path FROM journal WHERE folder_id = ? AND state = 'pending')
+                AND path IN (SELECT path FROM journal WHERE folder_id = ? AND state = 'pending' AND next_attempt_at <= ?)
                 """,
-            arguments: [t, folder, t, code?.rawValue, code?.rawValue, folder])
+            arguments: [t, folder, t, code?.rawValue, code?.rawValue, folder, t])
     }
 }

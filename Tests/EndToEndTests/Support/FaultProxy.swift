@@ -106,6 +106,11 @@ final class FaultProxy: Sendable {
         state.withLock { $0.refusal = (Array(marker.utf8), Array((head + body).utf8), every) }
     }
 
+    /// Requests are passed on again (after `refuseNext(…, every: true)`).
+    func stopRefusing() {
+        state.withLock { $0.refusal = nil }
+    }
+
     var faults: Int { state.withLock { $0.faults } }
 
     /// Seeded faults from now on (nil: none).
