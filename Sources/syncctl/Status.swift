@@ -143,7 +143,7 @@ struct Retry: AsyncParsableCommand {
     @Argument(help: "Folder id; all folders when omitted.") var folder: String?
     @Option(
         name: .long,
-        help: "Only this path and what is below it: absolute, or relative to the current directory when that is inside a synced folder, else to the folder's root.")
+        help: "Only this path and what is below it: absolute, or relative to the current directory when that is inside a synced folder and no FOLDER is named, else to the folder's root.")
     var path: String?
 
     func run() async throws {
@@ -156,7 +156,13 @@ struct Retry: AsyncParsableCommand {
                 return
             }
             let reply = try await client.retry(path: path, folder: folder, workingDirectory: FileManager.default.currentDirectoryPath)
-            let name = (reply.folders.first.map { $0 + ":" } ?? "") + (reply.path ?? path)
+            // A syncd from before `--path` retried every folder: say so rather than name the path.
+            guard let relative = reply.path else {
+                Exit.fail(
+                    "syncctl: this syncd does not know --path (restart it after the upgrade); it retried all of "
+                        + reply.folders.joined(separator: ", ") + " (\(paths(reply.paths)))", code: 1)
+            }
+            let name = (reply.folders.first ?? "") + (relative.isEmpty ? "" : ":" + relative)
             Exit.out(reply.paths == 0 ? "nothing waits for a retry at \(name)" : "retrying now: \(name) (\(paths(reply.paths)))")
         } catch let failure as ControlClient.Failure { Exit.fail(failure) }
     }

@@ -91,9 +91,10 @@ struct RetryTests {
 
         let outside = try d.syncctl("retry", "--path", tmp.path + "/elsewhere.txt")
         #expect(outside.status != 0 && outside.err.contains("is not inside a synced folder"), "\(outside)")
-        let one = try d.syncctl("retry", "--path", d.path("other.txt"))
-        #expect(one.status == 0 && one.out == "retrying now: docs:other.txt (1 path)\n", "\(one)")
-        try await eventually("other.txt is on the server") { try await onServer().contains("other.txt") }
+        // The folder's root is the whole folder: only other.txt waits now.
+        let root = try d.syncctl("retry", "--path", d.folderPath)
+        #expect(root.status == 0 && root.out == "retrying now: docs (1 path)\n", "\(root)")
+        try await eventually("other.txt is on the server after the root's retry") { try await onServer().contains("other.txt") }
         try await d.waitUntilIdle()
         #expect(try await d.status()?.errors.isEmpty == true)
     }

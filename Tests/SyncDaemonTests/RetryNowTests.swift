@@ -82,6 +82,21 @@ struct RetryNowTests {
         }
     }
 
+    /// A retry of a move's old place makes the move due too: its departure alone would go up
+    /// first, as a delete, and the move as new content.
+    @Test func aRetryOfAMovesOldPlaceTakesTheMoveAlong() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        try index.journal.enqueue(folder: "f", paths: ["y/a", "x/a", "x2/b"], moves: ["y/a": "x/a"])
+        _ = try index.journal.claim(folder: "f", limit: 10)
+        try index.journal.reschedule(
+            folder: "f", paths: ["y/a", "x/a", "x2/b"], error: DaemonError(.serverUnreachable, "away"), retryAt: Date() + 600)
+        let now = Date()
+        #expect(try index.journal.retryNow(folder: "f", under: "x", now: now, isIgnored: { _, _ in false }) == 2)
+        let claimed = try index.journal.claim(folder: "f", limit: 10, now: now)
+        #expect(Dictionary(uniqueKeysWithValues: claimed.map { ($0.path, $0.moveFrom ?? "-") }) == ["y/a": "x/a", "x/a": "-"])
+    }
+
     /// A failed path's push that is running when the retry comes runs once more after it;
     /// a retry with nothing waiting does nothing.
     @Test func aRetryOfARunningPathMarksItDirtyAndAnEmptyRetryDoesNothing() throws {

@@ -184,8 +184,13 @@ final class DaemonState: Sendable {
     }
 
     /// `syncctl retry --path`: what waits for a retry at one path (and below it) is tried now.
+    /// A folder's root is the whole folder (`path` "" in the reply).
     func retry(path given: String, folder: String?, cwd: String?) async throws -> RetryReply {
         let raw = fromWorkingDirectory(given, folder: folder, cwd: cwd)
+        let absolute = raw.hasPrefix("/") ? (raw as NSString).standardizingPath : nil
+        if let root = engines.first(where: { $0.root == absolute && (folder == nil || $0.id == folder) }) {
+            return RetryReply(folders: [root.id], paths: try await root.retryNow(), path: "")
+        }
         guard let (engine, path) = try locate(raw, folder: folder) else {
             throw HTTPError(.badRequest, message: "\(raw) is not inside a synced folder")
         }

@@ -66,12 +66,15 @@ extension JournalStore {
                     next_attempt_at = CASE WHEN next_move_from IS NULL THEN ? ELSE MIN(?, next_attempt_at) END,
                     \(JournalStore.carryMove), last_error = ?
                 WHERE folder_id = ? AND path = ?
+                RETURNING next_attempt_at
                 """)
             for path in paths {
-                try update.execute(arguments: [
+                let due = try Double.fetchOne(update, arguments: [
                     retryAt.timeIntervalSince1970, now.timeIntervalSince1970, error.description, folder, path,
                 ])
-                try errors.show(folder: folder, path: path, error: error, retryAt: retryAt, origin: .push, in: db)
+                // The time shown is the one the op runs at (now, for one that got a move).
+                let shown = due.map { min(retryAt, Date(timeIntervalSince1970: $0)) } ?? retryAt
+                try errors.show(folder: folder, path: path, error: error, retryAt: shown, origin: .push, in: db)
             }
         }
     }
@@ -122,18 +125,17 @@ extension JournalStore {
         }
     }
 
-    /// Parks deletes that wait for `syncctl approve-deletes` (state `held`). A path changed
-    /// during the attempt (`dirty`: re-created, or a file moved onto it) is not a delete to
-    /// hold: it runs once more instead, with what is there then.
+    /// Parks deletes that wait for `syncctl approve-deletes` (state `held`). Every one is
+    /// held, changed during the attempt or not (one sent as a rerun would leave the wave
+    /// alone, and a single delete is never held): when approved it pushes what is there then.
+    /// A move that brought a file onto one meanwhile is dropped (`next_move_from`): that file
+    /// goes up as new content at the approval (a held row with a move would keep the remote
+    /// side from applying moves for as long as the wave waits).
     public func hold(folder: String, paths: [String]) throws {
         try pool.write { db in
-            let rerun = try db.cachedStatement(sql: Self.rerunDirty)
             let update = try db.cachedStatement(
-                sql: "UPDATE journal SET state = 'held', dirty = 0 WHERE folder_id = ? AND path = ?")
-            for path in paths {
-                try rerun.execute(arguments: [folder, path])
-                if db.changesCount == 0 { try update.execute(arguments: [folder, path]) }
-            }
+                sql: "UPDATE journal SET state = 'held', dirty = 0, next_move_from = NULL WHERE folder_id = ? AND path = ?")
+            for path in paths { try update.execute(arguments: [folder, path]) }
         }
     }
 

@@ -17,9 +17,15 @@ extension JournalStore {
         let t = now.timeIntervalSince1970
         return try pool.write { db in
             if let under {
+                // The moves away from the subtree too: a departure made due alone would go up
+                // first, as a delete, and its move as new content.
                 try db.execute(
-                    sql: "UPDATE journal SET next_attempt_at = ?, attempts = 0 WHERE \(IndexSQL.subtree) AND state = 'pending' AND next_attempt_at > ?",
-                    arguments: [t] + IndexSQL.subtree(folder: folder, under) + [t])
+                    sql: """
+                        UPDATE journal SET next_attempt_at = ?, attempts = 0
+                        WHERE folder_id = ? AND state = 'pending' AND next_attempt_at > ?
+                        AND (path = ? OR (path >= ? AND path < ?) OR move_from = ? OR (move_from >= ? AND move_from < ?))
+                        """,
+                    arguments: [t, folder, t, under, under + "/", under + "0", under, under + "/", under + "0"])
             } else {
                 try db.execute(
                     sql: """
