@@ -10,18 +10,9 @@ struct RetryTests {
     /// A push the server refused for good is shown, with no retry time, and nothing brings it
     /// back by itself (the file does not change); `syncctl retry` pushes it once more.
     @Test func aRetryPushesAgainWhatTheServerRefusedForGood() async throws {
-        let tmp = try TemporaryDirectory("retry-refused")
-        defer { tmp.remove() }
-        let server = try ServerProcess(dir: try tmp.sub("server"))
-        defer { server.stop() }
-        let credential = try server.provision(folder: "docs", device: "alpha")
-        try await server.start()
-        let proxy = try FaultProxy(upstreamPort: server.port)
-        defer { proxy.stop() }
-        let d = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: proxy.url, credential: credential)
-        try await d.start()
-        defer { d.stop() }
-        try await d.waitUntilIdle()
+        let (rig, proxy) = try await Rig.startBehindProxy("retry-refused")
+        defer { proxy.stop(); rig.stop() }
+        let d = rig.daemon, server = rig.server, credential = rig.credential
 
         proxy.refuseNext(requestContaining: "/commit", status: 422, code: "bad_request", message: "refused by the test")
         try writeFile(d.path("refused.txt"), "the server said no once")
@@ -48,18 +39,9 @@ struct RetryTests {
     /// `syncctl retry --path`: only that path, and what is below it, is pushed again; another
     /// path refused for good stays as it was, until its own retry (by absolute path).
     @Test func aRetryOfOnePathPushesThatPathAlone() async throws {
-        let tmp = try TemporaryDirectory("retry-path")
-        defer { tmp.remove() }
-        let server = try ServerProcess(dir: try tmp.sub("server"))
-        defer { server.stop() }
-        let credential = try server.provision(folder: "docs", device: "alpha")
-        try await server.start()
-        let proxy = try FaultProxy(upstreamPort: server.port)
-        defer { proxy.stop() }
-        let d = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: proxy.url, credential: credential)
-        try await d.start()
-        defer { d.stop() }
-        try await d.waitUntilIdle()
+        let (rig, proxy) = try await Rig.startBehindProxy("retry-path")
+        defer { proxy.stop(); rig.stop() }
+        let d = rig.daemon, server = rig.server, credential = rig.credential, tmp = rig.tmp
 
         proxy.refuseNext(requestContaining: "/commit", status: 422, code: "bad_request", message: "refused by the test", every: true)
         try FileManager.default.createDirectory(atPath: d.path("photos"), withIntermediateDirectories: true)

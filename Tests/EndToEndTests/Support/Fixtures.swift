@@ -26,6 +26,27 @@ struct Rig {
         return Rig(tmp: tmp, server: server, credential: credential, daemon: daemon)
     }
 
+    /// A rig whose daemon talks to the server through a `FaultProxy`, started and idle. The
+    /// caller stops the proxy too.
+    static func startBehindProxy(_ label: String) async throws -> (Rig, FaultProxy) {
+        let tmp = try TemporaryDirectory(label)
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        let credential = try server.provision(folder: "docs", device: "laptop")
+        try await server.start()
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        let daemon = try DaemonProcess(dir: try tmp.sub("device"), folderID: "docs", serverURL: proxy.url, credential: credential)
+        let rig = Rig(tmp: tmp, server: server, credential: credential, daemon: daemon)
+        do {
+            try await daemon.start()
+            try await daemon.waitUntilIdle()
+        } catch {
+            proxy.stop()
+            rig.stop()
+            throw error
+        }
+        return (rig, proxy)
+    }
+
     func stop() {
         daemon.stop()
         server.stop()
