@@ -64,7 +64,7 @@ struct RetryTests {
 
         let nothing = try d.syncctl("retry", "--path", "photos/none.txt")
         #expect(nothing.status == 0 && nothing.out == "nothing waits for a retry at docs:photos/none.txt\n", "\(nothing)")
-        let retried = try d.syncctl("retry", "--path", "photos")
+        let retried = try d.syncctl("retry", "--path", "photos/")
         #expect(retried.status == 0 && retried.out == "retrying now: docs:photos (3 paths)\n", "\(retried)")
         try await eventually("photos and its files are on the server") { try await onServer() == ["photos", "photos/a.txt", "photos/b.txt"] }
         try await eventually("their errors are gone") { try await rejected() == ["other.txt"] }

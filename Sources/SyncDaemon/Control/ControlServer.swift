@@ -280,9 +280,11 @@ final class DaemonState: Sendable {
         } else {
             let chosen = try choose(folder)
             guard chosen.count == 1, let only = chosen.first else {
-                throw HTTPError(.badRequest, message: "several folders are synced: name one with --folder, or give an absolute path")
+                throw HTTPError(.badRequest, message: "several folders are synced: name one, or give an absolute path")
             }
             engine = only
+            // `photos/2026/` (a shell's completion) names the directory.
+            while relative.hasSuffix("/") { relative.removeLast() }
         }
         do {
             return (engine, try RelativePath(validating: relative).string)
