@@ -156,7 +156,8 @@ struct Retry: AsyncParsableCommand {
                 return
             }
             let reply = try await client.retry(path: path, folder: folder, workingDirectory: FileManager.default.currentDirectoryPath)
-            // A syncd from before `--path` retried every folder: say so rather than name the path.
+            // A syncd from before `--path` retried the whole folder (or every folder): say so
+            // rather than name the path.
             guard let relative = reply.path else {
                 Exit.fail(
                     "syncctl: this syncd does not know --path (restart it after the upgrade); it retried all of "

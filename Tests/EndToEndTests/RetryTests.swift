@@ -37,7 +37,8 @@ struct RetryTests {
     }
 
     /// `syncctl retry --path`: only that path, and what is below it, is pushed again; another
-    /// path refused for good stays as it was, until its own retry (by absolute path).
+    /// path refused for good stays as it was, until its own retry (the folder root's, given as
+    /// an absolute path).
     @Test func aRetryOfOnePathPushesThatPathAlone() async throws {
         let (rig, proxy) = try await Rig.startBehindProxy("retry-path")
         defer { proxy.stop(); rig.stop() }
@@ -79,6 +80,8 @@ struct RetryTests {
         try await eventually("other.txt is on the server after the root's retry") { try await onServer().contains("other.txt") }
         try await d.waitUntilIdle()
         #expect(try await d.status()?.errors.isEmpty == true)
+        let dot = try d.syncctl("retry", "docs", "--path", ".")
+        #expect(dot.status == 0 && dot.out == "nothing waits for a retry at docs\n", "\(dot)")
     }
 
     /// Without a retry: the change feed asks at least every 10 s while the server is away, and

@@ -58,10 +58,28 @@ struct SafetyTests {
         }
     }
 
+    /// A file made again by hand where a held delete is: `reject-deletes` brings the rest back
+    /// and leaves it as it is, to go up as what it holds (the server's old version brought
+    /// back over it made the new file a conflict copy).
+    @Test func aRejectedWaveLeavesAFileMadeAgainMeanwhile() async throws {
+        try await rejectedWaveBringsBack(
+            "wave-reject-again", says: "rejected 31 deletes in: docs; bringing back 31 paths",
+            takeAway: { rig in try FileManager.default.removeItem(atPath: rig.a.path("sub")) },
+            meanwhile: { rig in
+                try FileManager.default.createDirectory(atPath: rig.a.path("sub"), withIntermediateDirectories: true)
+                try writeFile(rig.a.path("sub/r0.txt"), "made again")
+                return ["sub/r0.txt": contentHash("made again")]
+            })
+    }
+
     /// Alpha's `sub` (30 files, and `deeper/d.txt`) and 5 files beside it, synced; `takeAway`
-    /// removes `sub` (a delete wave, held); `reject-deletes` says `says` and everything
-    /// comes back on both devices and stays on the server.
-    private func rejectedWaveBringsBack(_ label: String, says: String, takeAway: (TwoDevices) throws -> Void) async throws {
+    /// removes `sub` (a delete wave, held); `meanwhile` changes what it likes while the wave
+    /// waits (and says what changed: path → content hash); `reject-deletes` says `says` and
+    /// everything comes back on both devices and stays on the server, as `meanwhile` left it.
+    private func rejectedWaveBringsBack(
+        _ label: String, says: String, takeAway: (TwoDevices) throws -> Void,
+        meanwhile: (TwoDevices) throws -> [String: String] = { _ in [:] }
+    ) async throws {
         let rig = try await TwoDevices.start(label)
         defer { rig.stop() }
         let a = rig.a
@@ -74,10 +92,11 @@ struct SafetyTests {
 
         try takeAway(rig)
         try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
+        let expected = before.merging(try meanwhile(rig)) { _, new in new }
         let rejected = try a.syncctl("reject-deletes", "docs")
         #expect(rejected.status == 0, "\(rejected.err)")
         #expect(rejected.out.contains(says), "\(rejected.out)")
-        try await rig.waitForBoth(before)
+        try await rig.waitForBoth(expected)
         try await eventually("alpha is idle") { try await a.status()?.state == .idle }
         #expect(try a.syncctl("deletes", "docs").out.hasPrefix("docs: no deletes held"))
         let credA = try String(contentsOfFile: a.dir + "/credential", encoding: .utf8)

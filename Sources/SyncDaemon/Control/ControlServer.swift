@@ -191,6 +191,14 @@ final class DaemonState: Sendable {
         if let root = engines.first(where: { $0.root == absolute && (folder == nil || $0.id == folder) }) {
             return RetryReply(folders: [root.id], paths: try await root.retryNow(), path: "")
         }
+        // `.` (or `./`) relative to a folder's root: that folder.
+        if !raw.hasPrefix("/"), !raw.isEmpty, raw.split(separator: "/").allSatisfy({ $0 == "." }) {
+            let chosen = try choose(folder)
+            guard chosen.count == 1, let only = chosen.first else {
+                throw HTTPError(.badRequest, message: "several folders are synced: name one, or give an absolute path")
+            }
+            return RetryReply(folders: [only.id], paths: try await only.retryNow(), path: "")
+        }
         guard let (engine, path) = try locate(raw, folder: folder) else {
             throw HTTPError(.badRequest, message: "\(raw) is not inside a synced folder")
         }

@@ -14,9 +14,26 @@ extension FolderEngine {
     /// Drops the held deletes and downloads the server's current version of each path
     /// again (a path deleted on the server meanwhile stays deleted). The server is asked
     /// first: if it cannot be reached, nothing changes. Returns (rejected, restored).
+    /// A held path that is on disk again (re-created, or a file moved onto it, since it was
+    /// deleted) is no delete any more: it goes up as what it holds, and the server's version
+    /// is not brought back over it (that made the user's new file a conflict copy).
     public func rejectDeletes() async throws -> (rejected: Int, restored: Int) {
-        let held = try index.heldDeletes(folder: id)
+        var held = try index.heldDeletes(folder: id)
         guard !held.isEmpty else { return (0, 0) }
+        let back = held.filter { path in
+            if case .missing = folder.lstat(path) { return false }
+            return true
+        }
+        if !back.isEmpty {
+            try index.journal.releaseHeld(folder: id, paths: back)
+            logger.notice(
+                "held deletes of paths that are there again go up as what they hold",
+                metadata: ["folder": "\(id)", "count": "\(back.count)"])
+            await queue.retryNow()
+            let again = Set(back)
+            held.removeAll { again.contains($0) }
+            guard !held.isEmpty else { return (0, 0) }
+        }
         let current = try await currentEntries(held + goneBelow(held))
         // Parents before what is in them.
         let restoring = current.sorted { ($0.path.split(separator: "/").count, $0.path) < ($1.path.split(separator: "/").count, $1.path) }

@@ -147,4 +147,12 @@ extension JournalStore {
             return db.changesCount
         }
     }
+
+    /// Releases the held deletes of `paths` alone (they are there again: pushed as what they hold).
+    public func releaseHeld(folder: String, paths: [String]) throws {
+        try pool.write { db in
+            let update = try db.cachedStatement(sql: "UPDATE journal SET state = 'pending' WHERE folder_id = ? AND path = ? AND state = 'held'")
+            for path in paths { try update.execute(arguments: [folder, path]) }
+        }
+    }
 }

@@ -21,7 +21,8 @@ public struct JournalRequest: Sendable, Equatable {
 /// before anyone is told it is queued; one row per (folder, path) so a second request
 /// joins the first; a request for a running path marks it dirty so it runs once more
 /// with the newer content (and, if the path got here by a move meanwhile, as that move:
-/// `next_move_from`, which becomes `move_from` when the run ends). A row is `pending`, `running` or `held` (a delete wave
+/// `next_move_from`, which becomes `move_from` when the run ends; a delete held for approval
+/// drops it). A row is `pending`, `running` or `held` (a delete wave
 /// waiting for approval).
 public struct JournalStore: Sendable {
     let pool: DatabasePool
