@@ -15,7 +15,7 @@ import TestSupport
 /// them), not be replaced by the adoption, which left the file on disk with no record and
 /// nothing to look at it again (convergence seed 111).
 /// A real server; this device's uploader runs in this process.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(8)))
 struct AdoptionOverLandingTests {
     /// A real server with devices alpha and beta; alpha's index, folder and uploader here.
     struct Rig {

@@ -6,7 +6,7 @@ import TestSupport
 /// Many small new files reach another device in batches (chunks fetched together, one
 /// syncfs, one index transaction per batch), and a kill -9 in the middle of a batch
 /// loses nothing and pushes nothing back.
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct BatchDownloadTests {
     @Test func manySmallFilesArriveInBatchesAndAreNotPushedBack() async throws {
         let two = try await TwoDevices.start("batch-download", logLevel: "trace")

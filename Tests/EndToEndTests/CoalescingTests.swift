@@ -9,7 +9,7 @@ import TestSupport
 
 /// The journal keeps one op per path: concurrent requests for the same path
 /// join it, every waiter hears the result once, and only one transfer happens.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct CoalescingTests {
     @Test func hundredRequestsOneTransfer() async throws {
         let tmp = try TemporaryDirectory("coalesce")

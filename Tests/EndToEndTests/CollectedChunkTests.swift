@@ -10,7 +10,7 @@ import TestSupport
 /// A chunk the server had when the daemon asked, and dropped before the daemon's commit (its
 /// garbage collection between the two), is uploaded again: the commit refused with
 /// `missing_chunks` is prepared afresh, not shown as a failure.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct CollectedChunkTests {
     @Test func aChunkCollectedBetweenUploadAndCommitIsUploadedAgain() async throws {
         let rig = try await QueueWaiterTests.Rig.start("collected-chunk")

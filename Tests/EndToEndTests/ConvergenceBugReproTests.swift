@@ -7,7 +7,7 @@ import TestSupport
 /// (ConvergenceTests.swift) found. Each asserts the correct behaviour; all
 /// are fixed and run always
 /// (`swift test --skip-build --filter ConvergenceBugReproTests`).
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct ConvergenceBugReproTests {
     static let dir = Hashing.contentHash(chunks: [])
 

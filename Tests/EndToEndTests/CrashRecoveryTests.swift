@@ -5,7 +5,7 @@ import TestSupport
 
 /// SIGKILL the daemon with work pending: after a restart everything arrives,
 /// and exactly once (one revision per file version).
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct CrashRecoveryTests {
     @Test func pendingWorkSurvivesSigkill() async throws {
         let rig = try await Rig.start("crash")
@@ -105,7 +105,7 @@ struct CrashRecoveryTests {
 
 /// kill -9 at the instants where the index and the disk disagree by design: a download
 /// recorded, its staging file not yet renamed into place; or renamed, not yet durably.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct InterruptedDownloadTests {
     @Test func aDownloadCutBeforeItsRenameIsFetchedAgainNotPushedBack() async throws {
         let two = try await TwoDevices.start("cut-download")
@@ -166,7 +166,7 @@ struct InterruptedDownloadTests {
 /// reaches the server. (Without the outbox the restarted daemon did not know the server
 /// had those entries: it pushed nothing, and they stayed live on the server and on every
 /// other device for good, both sides idle.)
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct UnrecordedCommitTests {
     @Test func aDeleteAfterACommitThatWasNeverRecordedReachesTheServer() async throws {
         // (Two of this tiny folder's three entries deleted at once is a delete wave: not tested here.)

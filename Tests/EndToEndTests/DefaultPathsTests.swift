@@ -5,7 +5,7 @@ import TestSupport
 
 /// `syncd` and `syncctl status` work with no flags: the config is found under
 /// `$XDG_CONFIG_HOME`, the state (and the control socket) under `$XDG_STATE_HOME`.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct DefaultPathsTests {
     @Test func syncdAndSyncctlNeedNoFlags() async throws {
         let tmp = try TemporaryDirectory("xdg")

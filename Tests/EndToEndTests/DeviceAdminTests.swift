@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `sync-server device add|rename|revoke|list` against a server process that is running.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct DeviceAdminTests {
     @Test func duplicateNamesAreRefusedAndRenameAndRevokeApplyToARunningServer() async throws {
         let tmp = try TemporaryDirectory("device-admin")
@@ -38,7 +38,7 @@ struct DeviceAdminTests {
 }
 
 /// `sync-server folder list|grant|revoke` against a server process that is running.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct FolderAccessAdminTests {
     @Test func grantAndRevokeAFolderApplyToTheNextRequest() async throws {
         let tmp = try TemporaryDirectory("folder-admin")

@@ -6,7 +6,7 @@ import TestSupport
 /// A full disk on the receiving side or on the server: a clear error in status, no
 /// partial file in the folder, nothing lost, and recovery by itself once space returns.
 /// (Small tmpfs mounts: the suite runs as root, as CI does.)
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct DiskFullTests {
     @Test func aFullReceivingDiskIsRetriedUntilSpaceReturns() async throws {
         var mounted: String?
@@ -91,7 +91,7 @@ struct DiskFullTests {
 /// The daemon's own state dir (its index) on a full disk: local changes cannot be
 /// journaled. The status says so, and once space returns everything is pushed without a
 /// restart (a full scan is retried until it can record what it finds).
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct StateDiskFullTests {
     @Test func aFullStateDiskIsShownAndRecoversBySpaceAlone() async throws {
         var mounted: String?

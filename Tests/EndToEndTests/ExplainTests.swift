@@ -5,7 +5,7 @@ import TestSupport
 
 /// `syncctl explain PATH` on a real daemon (issue 15 point 3): what a person sees, and the
 /// `--json` a script reads.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct ExplainTests {
     @Test func explainSaysSyncedIgnoredPendingAndOutside() async throws {
         let rig = try await Rig.start("explain")

@@ -11,7 +11,7 @@ import TestSupport
 /// big file is held at the proxy, a small file written meanwhile is committed beside it.
 /// Without the express lane the small file's push waits behind the held commit (which the
 /// client gives up on after ~10 s, and sends again: then both go in, one after the other).
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct ExpressLaneTests {
     @Test func aSmallEditIsCommittedWhileABigFilesCommitIsHeld() async throws {
         let rig = try await QueueWaiterTests.Rig.start("express-lane")
@@ -36,7 +36,7 @@ struct ExpressLaneTests {
         holdBigCommits()
         try writeFile(rig.folder + "/big.bin", String(repeating: "0123456789abcdef", count: 1 << 12))
         try await rig.queue.enqueue(["big.bin"])
-        try await eventually("the big file's commit is held at the proxy", timeout: .seconds(60)) { held.load(ordering: .sequentiallyConsistent) }
+        try await eventually("the big file's commit is held at the proxy", timeout: .seconds(240)) { held.load(ordering: .sequentiallyConsistent) }
 
         // A small edit now: committed while the bulk batch is still waiting for its reply.
         try writeFile(rig.folder + "/note.txt", "one line")
@@ -58,7 +58,7 @@ struct ExpressLaneTests {
             Issue.record("the small edit was not committed")
             return
         }
-        try await eventually("the big file is committed", timeout: .seconds(60)) {
+        try await eventually("the big file is committed", timeout: .seconds(120)) {
             try rig.index.base.record(folder: "docs", path: "big.bin") != nil
         }
         let client = rig.server.client(credential: rig.credential)

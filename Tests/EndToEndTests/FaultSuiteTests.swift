@@ -8,7 +8,7 @@ import TestSupport
 /// connections under two devices' bulk two-way traffic, and the server killed with
 /// SIGKILL in the middle of uploads and commits. Figures are printed at the end of each
 /// (replay a chaos seed with SYNCD_FAULT_SEED=<seed>).
-@Suite(.serialized, .timeLimit(.minutes(6)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct FaultSuiteTests {
     static let dir = Hashing.contentHash(chunks: [])
 

@@ -7,7 +7,7 @@ import TestSupport
 /// before is applied (`NextFeedPage`): everything arrives, exactly as on the server, through
 /// a kill -9 in the middle, and nothing is pushed back. A page holds 7 entries here
 /// (`SYNCD_FEED_PAGE_LIMIT`), so 90 files and their history make dozens of pages.
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct FeedPagesTests {
     @Test func aCatchUpOfManyPagesArrivesWholeThroughAKill() async throws {
         let two = try await TwoDevices.start("feed-pages")

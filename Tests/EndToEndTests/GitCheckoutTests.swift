@@ -5,7 +5,7 @@ import TestSupport
 /// `git checkout` rewrites, deletes and creates thousands of files in a burst:
 /// the server must end with exactly the checked-out tree, one revision per
 /// path that really changed.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct GitCheckoutTests {
     @Test func checkoutBetweenBranchesOfTwoThousandFiles() async throws {
         let rig = try await Rig.start("git", extraFolderConfig: #"ignore = [".git/"]"#)

@@ -5,7 +5,7 @@ import TestSupport
 /// A write through one hard link changes the file's other names without an inotify
 /// event for them. Names inside the folder are looked at again once the written one is
 /// pushed; a name outside it is found by `syncctl rescan` (so does the periodic rescan).
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct HardLinkTests {
     @Test func aWriteThroughOneNameInTheFolderIsPushedForItsOtherNames() async throws {
         let rig = try await Rig.start("hardlink-inside")

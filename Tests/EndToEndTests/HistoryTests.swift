@@ -5,7 +5,7 @@ import TestSupport
 
 /// `syncctl history PATH` (issue 15 point 4): the server's versions with time and device
 /// name (not the hex id), and `restore --rev` takes one of them.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct HistoryTests {
     @Test func historyShowsWhenAndWhichDeviceAndRestoreTakesARevision() async throws {
         let two = try await TwoDevices.start("history")

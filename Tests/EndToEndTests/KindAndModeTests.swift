@@ -5,7 +5,7 @@ import TestSupport
 
 /// A permission change alone, and a path that changes kind (file ↔ directory ↔
 /// symlink, as `git checkout` of another branch does), reach the other device.
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct KindAndModeTests {
     static let dir = Hashing.contentHash(chunks: [])
 
@@ -148,7 +148,7 @@ struct KindAndModeTests {
 }
 
 /// A sparse file (a VM image, a database file) arrives sparse: its holes take no space.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct SparseFileTests {
     @Test func aSparseFileArrivesSparse() async throws {
         let two = try await TwoDevices.start("sparse")

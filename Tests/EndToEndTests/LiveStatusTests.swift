@@ -5,7 +5,7 @@ import TestSupport
 
 /// `syncctl status --watch` (issue 15 point 1) on real processes: through a pseudo-terminal
 /// (util-linux `script`) what a person sees, and to a pipe what a script reads.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct LiveStatusTests {
     /// What the terminal shows now: the last frame drawn (after the last cursor-home), escape
     /// codes taken out, the pty's CR LF as LF.

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Prometheus metrics of real processes: syncd's opt-in `metrics_listen` and sync-server's
 /// `GET /metrics`, scraped over HTTP after files were synced.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct MetricsTests {
     @Test func daemonAndServerCountWhatWasSynced() async throws {
         let tmp = try TemporaryDirectory("metrics")

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The commit outbox is sent again before any new push; a row of it that no release can
 /// read blocks nothing: it is set aside by its id and the push goes on.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct OutboxReplayTests {
     @Test func anUnreadableOutboxRowIsDroppedAndThePushGoesOn() async throws {
         let rig = try await QueueWaiterTests.Rig.start("outbox-unreadable")

@@ -11,7 +11,7 @@ import TestSupport
 /// (`StagedPush`): every op is committed once, and a staged op prepared against index rows
 /// that commit changed goes round again instead of reaching the server stale. A real
 /// server; the folder's queue runs in this process with small batches.
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct PipelinedPushTests {
     typealias Rig = QueueWaiterTests.Rig
 

@@ -10,7 +10,7 @@ import TestSupport
 /// Whoever waits on a push is answered exactly once, with what happened, when the
 /// transport fails under it: the queue runs in this process against a real server behind
 /// a fault proxy. (A second answer would trap the process: a continuation resumed twice.)
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct QueueWaiterTests {
     /// A real server, a proxy in front of it, and one folder's queue talking through the proxy.
     struct Rig {

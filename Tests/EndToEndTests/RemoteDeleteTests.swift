@@ -6,7 +6,7 @@ import TestSupport
 
 /// Deletes made on one device, applied on the other: each file to the trash whole; a file
 /// edited here before the delete arrived stays and goes back up (an edit beats a delete).
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct RemoteDeleteTests {
     static let dir = Hashing.contentHash(chunks: [])
 

@@ -8,7 +8,7 @@ import TestSupport
 /// device holds exactly what moved (decision 0031), files renamed in runs recorded after one
 /// barrier; a kill -9 between the renames and their records, or a power cut that loses
 /// the renames, loses nothing and pushes nothing back.
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct RemoteMoveTests {
     static let dir = Hashing.contentHash(chunks: [])
 

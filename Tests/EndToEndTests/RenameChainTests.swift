@@ -11,7 +11,7 @@ import TestSupport
 /// committing, then p14 → p13) goes up as a move too, not as new content beside a delete:
 /// the journal keeps the second move for the rerun of p13's op. The queue runs in this
 /// process against a real server behind a proxy that holds the first move's commit.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct RenameChainTests {
     @Test func aRenameOntoTheOldNameOfAMoveOnItsWayIsPushedAsAMove() async throws {
         let rig = try await QueueWaiterTests.Rig.start("rename-chain")
@@ -34,14 +34,14 @@ struct RenameChainTests {
         }
         try FileManager.default.moveItem(atPath: rig.folder + "/p13.txt", toPath: rig.folder + "/p12.txt")
         try await rig.queue.enqueue(["p12.txt", "p13.txt"], moves: ["p12.txt": "p13.txt"])
-        try await eventually("the first move's commit is held at the proxy", timeout: .seconds(60)) {
+        try await eventually("the first move's commit is held at the proxy", timeout: .seconds(120)) {
             held.load(ordering: .sequentiallyConsistent)
         }
         try FileManager.default.moveItem(atPath: rig.folder + "/p14.txt", toPath: rig.folder + "/p13.txt")
         try await rig.queue.enqueue(["p13.txt", "p14.txt"], moves: ["p13.txt": "p14.txt"])
         released.store(true, ordering: .sequentiallyConsistent)
 
-        try await eventually("both renames are committed, the journal empty", timeout: .seconds(60)) {
+        try await eventually("both renames are committed, the journal empty", timeout: .seconds(120)) {
             try rig.index.journal.pendingCount(folder: "docs") == 0
         }
         let after = try await client.allRevisions(folder: "docs").filter { $0.rev > before }
@@ -80,7 +80,7 @@ struct RenameChainTests {
             JournalRequest(paths: ["p13.txt", "p14.txt"], moves: ["p13.txt": "p14.txt"]),
             JournalRequest(paths: ["p14.txt", "p15.txt"], moves: ["p14.txt": "p15.txt"]),
         ])
-        try await eventually("the renames are committed, the journal empty", timeout: .seconds(60)) {
+        try await eventually("the renames are committed, the journal empty", timeout: .seconds(120)) {
             try rig.index.journal.pendingCount(folder: "docs") == 0
         }
         let after = try await client.allRevisions(folder: "docs").filter { $0.rev > before }

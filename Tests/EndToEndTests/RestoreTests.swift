@@ -4,7 +4,7 @@ import Testing
 
 /// `syncctl restore` brings back deleted and overwritten versions from the
 /// server's history, on every device; remote deletes land in the local trash.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct RestoreTests {
     @Test func aRemoteDeleteGoesToTheTrashAndRestoreBringsItBack() async throws {
         // (Deleting most of this tiny folder is a delete wave: the guard is not what is tested here.)

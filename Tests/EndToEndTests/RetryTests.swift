@@ -5,7 +5,7 @@ import TestSupport
 
 /// A push that failed for good goes up again on `syncctl retry`; a server that was away gets
 /// what waited for it within seconds of being back, retry or not.
-@Suite(.serialized, .timeLimit(.minutes(6)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct RetryTests {
     /// A push the server refused for good is shown, with no retry time, and nothing brings it
     /// back by itself (the file does not change); `syncctl retry` pushes it once more.

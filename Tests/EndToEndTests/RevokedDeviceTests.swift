@@ -5,7 +5,7 @@ import TestSupport
 
 /// A device revoked on the running server (`sync-server device revoke`) says so in its
 /// status, as an error with what to do, instead of retrying a 401 as if offline.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct RevokedDeviceTests {
     @Test func aRevokedDeviceShowsWhyAndWhatToDo() async throws {
         let rig = try await TwoDevices.start("revoked")

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// The guards that keep a mistake on one device from wiping the others.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct SafetyTests {
     /// The wave waits on the device where the deletes happened; once approved there, the
     /// other device applies it without asking, into its trash.

@@ -5,7 +5,7 @@ import TestSupport
 /// The tests' own way of running programs (`Child`, docs/decisions/0030): a child holds its
 /// three standard streams and nothing else of the test process, and what it said and how it
 /// ended come back.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct SpawningTests {
     @Test func aChildHoldsOnlyItsStandardStreams() throws {
         // Made the way Foundation's pipes and SwiftNIO's sockets are: not close-on-exec.

@@ -4,7 +4,7 @@ import TestSupport
 
 /// One daemon per state directory: a second syncd on it exits with a clear message
 /// and touches nothing (the first one's index and journal stay as they were).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct StateLockTests {
     @Test func aSecondDaemonOnTheSameStateDirectoryExitsAndTouchesNothing() async throws {
         let rig = try await Rig.start("state-lock")

@@ -4,7 +4,7 @@ import TestSupport
 
 /// A real sync-server and a real syncd process on a temp folder: local changes
 /// reach the server's change feed with the right content hashes.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct SyncToServerTests {
     @Test func createModifyDeleteAndNest() async throws {
         let rig = try await Rig.start("e2e")

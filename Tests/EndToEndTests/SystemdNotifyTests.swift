@@ -6,7 +6,7 @@ import TestSupport
 /// `Type=notify` under systemd, with the test playing systemd: both programs say
 /// READY=1 once they serve, ping the watchdog at half `WATCHDOG_USEC`, and say
 /// STOPPING=1 when SIGTERM begins a graceful stop, RELOADING=1 and READY=1 around a SIGHUP reload.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct SystemdNotifyTests {
     static let watchdog = ["WATCHDOG_USEC": "200000"]
 

@@ -6,7 +6,7 @@ import TestSupport
 /// https end to end: a server with a certificate from a CA the test made, a device that
 /// trusts that CA through `ca_file`, and one that does not (it must refuse the server
 /// and send nothing).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct TLSTests {
     @Test func aDeviceSyncsOverHTTPSAndRefusesAServerItCannotVerify() async throws {
         let tmp = try TemporaryDirectory("tls")

@@ -10,7 +10,7 @@ import TestSupport
 /// request whose bytes do not match their hash. A file rewritten between its hashing and
 /// its upload is then checked chunk by chunk here: the changed chunk is not sent, the
 /// others are, and the file is prepared afresh (torn). A real server.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct TornUploadTests {
     typealias Rig = QueueWaiterTests.Rig
 
@@ -43,7 +43,7 @@ struct TornUploadTests {
 
 /// A batch keeps small files' bytes in memory from hashing to upload only up to its budget;
 /// past it they are read again when sent, and still reach the server.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct UploadMemoryBudgetTests {
     @Test func smallFilesPastTheBudgetAreReadAgainAndStillGoUp() async throws {
         let rig = try await QueueWaiterTests.Rig.start("upload-budget")

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Two real syncd processes converge through one real sync-server.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct TwoWaySyncTests {
     static let dir = Hashing.contentHash(chunks: [])
 

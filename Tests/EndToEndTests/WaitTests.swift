@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `syncctl wait` (issue 15 point 2): scripts wait for a sync instead of polling.
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct WaitTests {
     /// Files written just before `wait` are on the server when it returns on the writer, and
     /// on the other device when `wait` returns there: checked once, with no polling. Beta's

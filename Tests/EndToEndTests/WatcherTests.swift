@@ -275,7 +275,7 @@ struct WatcherTests {
 }
 
 /// A file that is written without pause is still synced at a bounded interval.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct LongWriterTests {
     @Test func aFileWrittenContinuouslyIsSyncedBeforeItIsClosed() async throws {
         let rig = try await Rig.start("longwriter")

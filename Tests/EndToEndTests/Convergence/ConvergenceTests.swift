@@ -24,7 +24,7 @@ import Testing
 /// Each case has 5 minutes: alone one takes 20-30 s, but the first one starts with every
 /// other end-to-end suite, and its workload (applied by this test process, whose few threads
 /// those suites' helpers share) took 68-126 s there on 2 cores.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct ConvergenceTests {
     @Test("two devices converge under a random workload", arguments: ConvergenceSeeds.selected)
     func randomWorkloadConverges(seed: UInt64) async throws {

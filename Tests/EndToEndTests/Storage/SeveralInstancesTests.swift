@@ -12,7 +12,7 @@ import TestSupport
 /// bucket serve the same folder. Alpha syncs through instance one, beta through instance two;
 /// changes cross (long-polls on one wake on commits made on the other); a token issued by one
 /// is accepted by the other; instance one killed with SIGKILL loses nothing and two keeps serving.
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(8)))
 struct SeveralInstancesTests {
     @Test func twoInstancesOnOneDatabaseAndBucketServeOneFolder() async throws {
         let moto = try await MotoServer.start()
