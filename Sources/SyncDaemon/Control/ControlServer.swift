@@ -187,17 +187,8 @@ final class DaemonState: Sendable {
     /// A folder's root is the whole folder (`path` "" in the reply).
     func retry(path given: String, folder: String?, cwd: String?) async throws -> RetryReply {
         let raw = fromWorkingDirectory(given, folder: folder, cwd: cwd)
-        let absolute = raw.hasPrefix("/") ? (raw as NSString).standardizingPath : nil
-        if let root = engines.first(where: { $0.root == absolute && (folder == nil || $0.id == folder) }) {
-            return RetryReply(folders: [root.id], paths: try await root.retryNow(), path: "")
-        }
-        // `.` (or `./`) relative to a folder's root: that folder.
-        if !raw.hasPrefix("/"), !raw.isEmpty, raw.split(separator: "/").allSatisfy({ $0 == "." }) {
-            let chosen = try choose(folder)
-            guard chosen.count == 1, let only = chosen.first else {
-                throw HTTPError(.badRequest, message: "several folders are synced: name one, or give an absolute path")
-            }
-            return RetryReply(folders: [only.id], paths: try await only.retryNow(), path: "")
+        if let whole = try wholeFolder(raw, folder: folder) {
+            return RetryReply(folders: [whole.id], paths: try await whole.retryNow(), path: "")
         }
         guard let (engine, path) = try locate(raw, folder: folder) else {
             throw HTTPError(.badRequest, message: "\(raw) is not inside a synced folder")
@@ -286,11 +277,7 @@ final class DaemonState: Sendable {
             engine = owner
             relative = String(standardized.dropFirst(owner.root.count + 1))
         } else {
-            let chosen = try choose(folder)
-            guard chosen.count == 1, let only = chosen.first else {
-                throw HTTPError(.badRequest, message: "several folders are synced: name one, or give an absolute path")
-            }
-            engine = only
+            engine = try onlyFolder(folder)
             // `photos/2026/` (a shell's completion) names the directory.
             while relative.hasSuffix("/") { relative.removeLast() }
         }
@@ -299,6 +286,25 @@ final class DaemonState: Sendable {
         } catch {
             throw HTTPError(.badRequest, message: "\(raw): \(error)")
         }
+    }
+
+    /// The folder `raw` names as a whole: its root (absolute), or `.` relative to it.
+    private func wholeFolder(_ raw: String, folder: String?) throws -> FolderEngine? {
+        if raw.hasPrefix("/") {
+            let absolute = (raw as NSString).standardizingPath
+            return engines.first { $0.root == absolute && (folder == nil || $0.id == folder) }
+        }
+        guard !raw.isEmpty, raw.split(separator: "/").allSatisfy({ $0 == "." }) else { return nil }
+        return try onlyFolder(folder)
+    }
+
+    /// The one folder a path relative to a folder's root belongs to: `folder`, or the only one.
+    private func onlyFolder(_ folder: String?) throws -> FolderEngine {
+        let chosen = try choose(folder)
+        guard chosen.count == 1, let only = chosen.first else {
+            throw HTTPError(.badRequest, message: "several folders are synced: name one, or give an absolute path")
+        }
+        return only
     }
 
     private func choose(_ folder: String?) throws -> [FolderEngine] {

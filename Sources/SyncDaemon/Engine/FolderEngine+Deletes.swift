@@ -18,11 +18,9 @@ extension FolderEngine {
     /// deleted) is no delete any more: it goes up as what it holds, and the server's version
     /// is not brought back over it (that made the user's new file a conflict copy).
     public func rejectDeletes() async throws -> (rejected: Int, restored: Int) {
-        var held = try index.heldDeletes(folder: id)
-        guard !held.isEmpty else { return (0, 0) }
-        let back = held.filter { path in
-            if case .missing = folder.lstat(path) { return false }
-            return true
+        var held: [String] = [], back: [String] = []
+        for path in try index.heldDeletes(folder: id) {
+            if case .missing = folder.lstat(path) { held.append(path) } else { back.append(path) }
         }
         if !back.isEmpty {
             try index.journal.releaseHeld(folder: id, paths: back)
@@ -30,10 +28,8 @@ extension FolderEngine {
                 "held deletes of paths that are there again go up as what they hold",
                 metadata: ["folder": "\(id)", "count": "\(back.count)"])
             await queue.retryNow()
-            let again = Set(back)
-            held.removeAll { again.contains($0) }
-            guard !held.isEmpty else { return (0, 0) }
         }
+        guard !held.isEmpty else { return (0, 0) }
         let current = try await currentEntries(held + goneBelow(held))
         // Parents before what is in them.
         let restoring = current.sorted { ($0.path.split(separator: "/").count, $0.path) < ($1.path.split(separator: "/").count, $1.path) }

@@ -16,24 +16,15 @@ extension JournalStore {
     public func retryNow(folder: String, under: String? = nil, now: Date = Date(), isIgnored: (String, Bool) -> Bool) throws -> Int {
         let t = now.timeIntervalSince1970
         return try pool.write { db in
+            var sql = "UPDATE journal SET next_attempt_at = ?, attempts = 0 WHERE folder_id = ? AND state = 'pending' AND next_attempt_at > ?"
+            var arguments: StatementArguments = [t, folder, t]
             if let under {
                 // The moves away from the subtree too: a departure made due alone would go up
                 // first, as a delete, and its move as new content.
-                try db.execute(
-                    sql: """
-                        UPDATE journal SET next_attempt_at = ?, attempts = 0
-                        WHERE folder_id = ? AND state = 'pending' AND next_attempt_at > ?
-                        AND (path = ? OR (path >= ? AND path < ?) OR move_from = ? OR (move_from >= ? AND move_from < ?))
-                        """,
-                    arguments: [t, folder, t, under, under + "/", under + "0", under, under + "/", under + "0"])
-            } else {
-                try db.execute(
-                    sql: """
-                        UPDATE journal SET next_attempt_at = ?, attempts = 0
-                        WHERE folder_id = ? AND state = 'pending' AND next_attempt_at > ?
-                        """,
-                    arguments: [t, folder, t])
+                sql += " AND (path = ? OR (path >= ? AND path < ?) OR move_from = ? OR (move_from >= ? AND move_from < ?))"
+                arguments += [under, under + "/", under + "0", under, under + "/", under + "0"]
             }
+            try db.execute(sql: sql, arguments: arguments)
             var count = db.changesCount
             let failed = try Row.fetchAll(
                 db,
