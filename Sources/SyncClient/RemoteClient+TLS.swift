@@ -13,6 +13,10 @@ extension RemoteClient {
         // pool's backoff (tens of seconds) on top of the engine's. The engine's backoff decides.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.read = .seconds(90)
+        // A connection left idle is closed here before sync-server closes it (its idle timeout
+        // is 10 s): a request sent on one the server was closing at that moment failed with
+        // "remote connection closed" (a CI run; the pool's default keeps idle ones 60 s).
+        configuration.connectionPool.idleTimeout = .seconds(5)
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         configuration.tlsConfiguration = tls

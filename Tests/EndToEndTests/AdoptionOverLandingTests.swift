@@ -29,8 +29,8 @@ struct AdoptionOverLandingTests {
         static func start(_ label: String) async throws -> Rig {
             let tmp = try TemporaryDirectory(label)
             let server = try ServerProcess(dir: try tmp.sub("server"))
-            let alphaCredential = try server.provision(folder: "docs", device: "alpha")
-            let betaCredential = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+            let alphaCredential = try await server.provision(folder: "docs", device: "alpha")
+            let betaCredential = try await server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
             try await server.start()
             let folder = try tmp.sub("folder")
             let index = try IndexStore(path: try tmp.sub("state") + "/index.sqlite")

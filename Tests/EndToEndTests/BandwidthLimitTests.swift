@@ -31,7 +31,7 @@ import TestSupport
         let config = try String(contentsOfFile: rig.daemon.configPath, encoding: .utf8)
         try writeFile(rig.daemon.configPath, config + "\n[transfer]\ndownload_limit = \"512KiB/s\"\n")
         try await rig.daemon.start()
-        let other = try rig.server.admin(["device", "add", "--name", "desktop", "--folder", "docs"])
+        let other = try await rig.server.admin(["device", "add", "--name", "desktop", "--folder", "docs"])
         let client = rig.server.client(credential: other)
         let bytes = pseudoRandomBytes(count: Self.size, seed: 12)
         let hash = Hashing.sha256Hex(bytes)

@@ -11,7 +11,7 @@ struct BatchDownloadTests {
     @Test func manySmallFilesArriveInBatchesAndAreNotPushedBack() async throws {
         let two = try await TwoDevices.start("batch-download", logLevel: "trace")
         defer { two.stop() }
-        two.b.stop()
+        await two.b.stop()
         var expected: [String: String] = ["notes": Hashing.contentHash(chunks: [])]
         // In several directories: a batch is staged on several threads, a directory on one.
         for d in 0..<4 {
@@ -97,7 +97,7 @@ struct BatchDownloadTests {
     static func killWhileFilesLand(_ two: TwoDevices, files: Int, at point: String) async throws
         -> (expected: [String: String], revBefore: Int64)
     {
-        two.b.stop()
+        await two.b.stop()
         var expected: [String: String] = [:]
         for i in 0..<files {
             try writeFile(two.a.path("f\(i).txt"), "file \(i)")
@@ -128,7 +128,7 @@ struct BatchDownloadTests {
             proxy.stop()
             two.stop()
         }
-        two.b.stop()
+        await two.b.stop()
         var contents: [String: String] = [:]  // "d<k>/n<i>.txt" -> content hash
         for d in 0..<6 {
             try FileManager.default.createDirectory(atPath: two.a.path("d\(d)"), withIntermediateDirectories: true)

@@ -15,7 +15,7 @@ struct CoalescingTests {
         let tmp = try TemporaryDirectory("coalesce")
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credential = try server.provision(folder: "docs", device: "laptop")
+        let credential = try await server.provision(folder: "docs", device: "laptop")
         try await server.start()
         defer { server.stop() }
         let folderPath = try tmp.sub("folder")

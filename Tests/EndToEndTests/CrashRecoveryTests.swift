@@ -13,7 +13,7 @@ struct CrashRecoveryTests {
         let d = rig.daemon
 
         // Phase 1: the server is down, so 200 changes pile up in the journal.
-        rig.server.stop()
+        await rig.server.stop()
         var expected: [String: String] = [:]
         for i in 0..<200 {
             let text = "file \(i)\n"
@@ -21,7 +21,7 @@ struct CrashRecoveryTests {
             expected["f\(i).txt"] = contentHash(text)
         }
         try await eventually("200 uploads pending") { try await d.status()?.pendingUploads == 200 }
-        d.kill9()
+        await d.kill9()
         try await rig.server.start()
         try await d.start()
         try await rig.waitForServerTree(expected)
@@ -34,7 +34,7 @@ struct CrashRecoveryTests {
             try writeFile(d.path("f\(i).txt"), text)
             expected["f\(i).txt"] = contentHash(text)
         }
-        d.kill9()
+        await d.kill9()
         try await d.start()
         try await rig.waitForServerTree(expected)
         try await eventually("folder idle") { try await d.status()?.state == .idle }
@@ -139,7 +139,7 @@ struct InterruptedDownloadTests {
         try writeFile(two.a.path("doc.txt"), "version 1")
         try await two.waitForBoth(["doc.txt": contentHash("version 1")])
         try await two.b.waitUntilIdle()
-        two.b.stop()
+        await two.b.stop()
         try await two.b.start(environment: ["SYNCD_CRASH_POINT": "\(point):doc.txt"])
         try writeFile(two.a.path("doc.txt"), "version 2")
         #expect(try await two.b.waitForExit(timeout: .seconds(30)), "the crash point did not fire")
@@ -175,7 +175,7 @@ struct UnrecordedCommitTests {
         try writeFile(two.a.path("anchor"), "a")
         try await two.waitForBoth(["anchor": contentHash("a")])
         try await two.a.waitUntilIdle()
-        two.a.stop()
+        await two.a.stop()
         try await two.a.start(environment: ["SYNCD_CRASH_POINT": "after-commit:d/a.txt"])
         try FileManager.default.createDirectory(atPath: two.a.path("d"), withIntermediateDirectories: false)
         try writeFile(two.a.path("d/a.txt"), "committed, never recorded")

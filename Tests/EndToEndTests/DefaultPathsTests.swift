@@ -11,7 +11,7 @@ struct DefaultPathsTests {
         let tmp = try TemporaryDirectory("xdg")
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credential = try server.provision(folder: "docs", device: "laptop")
+        let credential = try await server.provision(folder: "docs", device: "laptop")
         try await server.start()
         defer { server.stop() }
 
@@ -43,7 +43,7 @@ struct DefaultPathsTests {
         try writeFile(folder + "/a.txt", "hello\n")
         var last = ""
         try await eventually("syncctl, with no flags, shows the folder idle with a.txt sent") {
-            let run = try Child.capture(try Binaries.path("syncctl"), ["status", "--json"], environment: environment)
+            let run = try await Child.capture(try Binaries.path("syncctl"), ["status", "--json"], environment: environment)
             last = run.out + run.err
             guard run.status == 0, let report = try? JSONDecoder().decode(StatusReport.self, from: Data(run.out.utf8)),
                 let docs = report.folders.first(where: { $0.id == "docs" })

@@ -100,7 +100,7 @@ struct FaultSuiteTests {
             try writeFile(two.b.path("big\(round).bin"), bytes)
             expected["big\(round).bin"] = contentHash(bytes)
             try await Task.sleep(for: .milliseconds(rng.int(in: 20...400)))
-            two.server.kill9()
+            await two.server.kill9()
             kills += 1
             try await Task.sleep(for: .milliseconds(rng.int(in: 50...500)))
             try await two.server.start()
@@ -110,15 +110,15 @@ struct FaultSuiteTests {
         try await two.a.waitUntilIdle(timeout: .seconds(60))
         try await two.b.waitUntilIdle(timeout: .seconds(60))
         let converged = ContinuousClock.now - started
-        two.server.stop()
+        await two.server.stop()
         if !two.server.onPostgres {
-            #expect(try two.server.sql("PRAGMA integrity_check") == [["ok"]], "the SQLite file survived the kills")
+            #expect(try await two.server.sql("PRAGMA integrity_check") == [["ok"]], "the SQLite file survived the kills")
         }
-        let chunkLists = try two.server.sql("SELECT chunks FROM entries WHERE NOT deleted AND kind = 'file' AND chunks <> ''").map { $0[0] }
+        let chunkLists = try await two.server.sql("SELECT chunks FROM entries WHERE NOT deleted AND kind = 'file' AND chunks <> ''").map { $0[0] }
         let referenced = Set(chunkLists.flatMap { $0.split(separator: ",").map(String.init) })
         #expect(!referenced.isEmpty)
         // Every referenced chunk indexed, readable and matching its hash (exits 1 otherwise).
-        let check = try two.server.admin(["storage", "check"])
+        let check = try await two.server.admin(["storage", "check"])
         #expect(check.hasPrefix("storage check: ok"), "\(check)")
         print("fault suite: server killed \(kills) times mid-upload; \(expected.count) entries, \(referenced.count) chunks; converged \(converged) after the last restart")
     }

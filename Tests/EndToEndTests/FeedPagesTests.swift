@@ -12,7 +12,7 @@ struct FeedPagesTests {
     @Test func aCatchUpOfManyPagesArrivesWholeThroughAKill() async throws {
         let two = try await TwoDevices.start("feed-pages")
         defer { two.stop() }
-        two.b.stop()
+        await two.b.stop()
         var expected: [String: String] = [:]
         for d in 0..<3 {
             try FileManager.default.createDirectory(atPath: two.a.path("d\(d)"), withIntermediateDirectories: true)
@@ -51,7 +51,7 @@ struct FeedPagesTests {
         try await eventually("some files on beta", timeout: .seconds(60)) {
             (FileManager.default.enumerator(atPath: two.b.folderPath)?.allObjects.count ?? 0) >= 20
         }
-        two.b.kill9()
+        await two.b.kill9()
         try await two.b.start(environment: ["SYNCD_FEED_PAGE_LIMIT": "7"])
         try await two.waitForBoth(expected, timeout: .seconds(120))
         try await two.b.waitUntilIdle()
@@ -71,7 +71,7 @@ struct FeedPagesTests {
             proxy.stop()
             two.stop()
         }
-        two.b.stop()
+        await two.b.stop()
         var expected: [String: String] = [:]
         for i in 0..<40 {
             let text = "retried page \(i)\n"

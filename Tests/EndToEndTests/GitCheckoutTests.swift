@@ -12,15 +12,15 @@ struct GitCheckoutTests {
         defer { rig.stop() }
         let d = rig.daemon
         let git = Git(directory: d.folderPath)
-        try git("init", "-q", "-b", "main")
+        try await git("init", "-q", "-b", "main")
         for i in 0..<2_000 {
             let dir = "pkg\(i % 40)"
             try FileManager.default.createDirectory(atPath: d.path(dir), withIntermediateDirectories: true)
             try writeFile(d.path("\(dir)/f\(i).txt"), "main \(i)\n")
         }
-        try git("add", "-A")
-        try git("commit", "-q", "-m", "main")
-        try git("checkout", "-q", "-b", "feature")
+        try await git("add", "-A")
+        try await git("commit", "-q", "-m", "main")
+        try await git("checkout", "-q", "-b", "feature")
         for i in stride(from: 0, to: 2_000, by: 7) {  // edits
             try writeFile(d.path("pkg\(i % 40)/f\(i).txt"), "feature \(i)\n")
         }
@@ -30,20 +30,20 @@ struct GitCheckoutTests {
         try FileManager.default.removeItem(atPath: d.path("pkg39"))  // a whole directory
         try FileManager.default.createDirectory(atPath: d.path("added/deeper"), withIntermediateDirectories: true)
         for i in 0..<150 { try writeFile(d.path("added/deeper/n\(i).txt"), "new \(i)\n") }
-        try git("add", "-A")
-        try git("commit", "-q", "-m", "feature")
+        try await git("add", "-A")
+        try await git("commit", "-q", "-m", "feature")
         let featureTree = try localTree(d.folderPath).filter { !$0.key.hasPrefix(".git") }
         try await rig.waitForServerTree(featureTree, timeout: .seconds(120))
         try await d.waitUntilIdle()
 
-        try git("checkout", "-q", "main")
+        try await git("checkout", "-q", "main")
         let mainTree = try localTree(d.folderPath).filter { !$0.key.hasPrefix(".git") }
         #expect(mainTree.count > 2_000, "2,000 files and their directories")
         try await rig.waitForServerTree(mainTree, timeout: .seconds(120))
         try await d.waitUntilIdle()
         let revBefore = try await rig.folderRev()
 
-        try git("checkout", "-q", "feature")
+        try await git("checkout", "-q", "feature")
         try await rig.waitForServerTree(featureTree, timeout: .seconds(120))
         try await d.waitUntilIdle()
         let changed = Set(mainTree.keys).union(featureTree.keys).filter { mainTree[$0] != featureTree[$0] }
@@ -59,8 +59,8 @@ struct GitCheckoutTests {
 struct Git {
     let directory: String
 
-    func callAsFunction(_ arguments: String...) throws {
-        let said = try Child.capture(
+    func callAsFunction(_ arguments: String...) async throws {
+        let said = try await Child.capture(
             "/usr/bin/env",
             ["git", "-C", directory, "-c", "user.name=Test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"]
                 + arguments)

@@ -39,7 +39,7 @@ struct HardLinkTests {
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
         defer { server.stop() }
-        let credential = try server.provision(folder: "docs", device: "alpha")
+        let credential = try await server.provision(folder: "docs", device: "alpha")
         try await server.start()
         let proxy = try FaultProxy(upstreamPort: server.port)
         defer { proxy.stop() }
@@ -89,7 +89,7 @@ struct HardLinkTests {
         #expect(fd >= 0)
         _ = "later".withCString { write(fd, $0, 5) }
         close(fd)
-        let result = try d.syncctl("rescan")
+        let result = try await d.syncctl("rescan")
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("rescanned: docs"))
         try await rig.waitForServerTree(["inside.txt": contentHash("later")], timeout: .seconds(90))

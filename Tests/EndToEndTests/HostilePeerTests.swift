@@ -79,7 +79,7 @@ struct HostilePeerTests {
                 rev = excluded.rev, symlink_target = excluded.symlink_target, device_id = excluded.device_id;
             """
         }
-        try two.server.sql(inserts.joined(separator: "\n") + "\nUPDATE folders SET rev = rev + \(rows.count) WHERE id = 'docs';")
+        try await two.server.sql(inserts.joined(separator: "\n") + "\nUPDATE folders SET rev = rev + \(rows.count) WHERE id = 'docs';")
         // An honest change after them wakes the feed.
         try writeFile(two.a.path("after.txt"), "honest")
         try await eventually("beta keeps syncing") {

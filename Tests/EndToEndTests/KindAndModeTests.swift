@@ -178,7 +178,7 @@ struct SparseFileTests {
     @Test func smallFilesOfZerosArriveWholeInABatch() async throws {
         let two = try await TwoDevices.start("sparse-small")
         defer { two.stop() }
-        two.b.stop()
+        await two.b.stop()
         let zeros = [UInt8](repeating: 0, count: 600 << 10)
         let tail = [UInt8](repeating: 0x42, count: 300 << 10) + [UInt8](repeating: 0, count: 500 << 10)
         try writeFile(two.a.path("zeros.bin"), zeros)

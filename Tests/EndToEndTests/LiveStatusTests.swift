@@ -33,7 +33,7 @@ struct LiveStatusTests {
             try await eventually("the view shows docs idle") { Self.screen(view.output).contains("docs  idle") }
         } catch { throw TestFailure("\(error)\n--- output:\n\(view.output.suffix(1500).debugDescription)\n--- stderr:\n\(view.errorOutput)") }
 
-        #expect(try rig.daemon.syncctl("pause").status == 0)
+        #expect(try await rig.daemon.syncctl("pause").status == 0)
         for i in 0..<20 { try writeFile(rig.daemon.path("note-\(i).txt"), "note \(i)\n") }
         do {
             try await eventually("the view shows 20 uploads pending, paused") {
@@ -42,7 +42,7 @@ struct LiveStatusTests {
             }
         } catch { throw TestFailure("\(error)\n--- screen:\n\(Self.screen(view.output))") }
 
-        #expect(try rig.daemon.syncctl("resume").status == 0)
+        #expect(try await rig.daemon.syncctl("resume").status == 0)
         try await rig.waitForServerTree(Dictionary(uniqueKeysWithValues: (0..<20).map { ("note-\($0).txt", contentHash("note \($0)\n")) }))
         let rev = try await rig.folderRev()
         do {
@@ -97,7 +97,7 @@ struct LiveStatusTests {
         }
         view.signal(SIGINT)
         #expect(try await view.exitStatus(within: .seconds(10)) == 0)
-        let unknown = try rig.daemon.syncctl("status", "--watch", "--json", "nope")
+        let unknown = try await rig.daemon.syncctl("status", "--watch", "--json", "nope")
         #expect(unknown.status == 1 && unknown.err.contains("no folder with id nope") && unknown.out.isEmpty, "\(unknown)")
     }
 
@@ -116,7 +116,7 @@ struct LiveStatusTests {
             view.output.split(separator: "\n").last?.hasSuffix("docs: idle  ↑ 0 pending  ↓ 0 pending  rev \(rev)") == true
         }
         #expect(!view.output.contains("\u{1B}"), "\(view.output.debugDescription)")
-        rig.daemon.stop()
+        await rig.daemon.stop()
         // At the next poll: a connection that cannot be made is not tried again until the
         // request's 10 s deadline.
         #expect(try await view.exitStatus(within: .seconds(5)) == 2)

@@ -14,7 +14,7 @@ struct LocalAccessTests {
         #expect(lstat((two.a.socketPath as NSString).deletingLastPathComponent, &st) == 0)
         #expect(st.st_mode & 0o777 == 0o700)
 
-        two.b.stop()
+        await two.b.stop()
         chmod(two.b.dir + "/credential", 0o644)
         try await two.b.start(waitUntilRunning: false)
         try await eventually("syncd refuses to start") { two.b.terminationStatus != nil }

@@ -11,16 +11,16 @@ struct LogTests {
         defer { rig.stop() }
         let a = rig.a
         try writeFile(a.path("one.txt"), "one")
-        try await eventually("the push is logged") { try a.syncctl("log", "-n", "200").out.contains("sent 1 change to the server") }
-        let recent = try a.syncctl("log", "-n", "200")
+        try await eventually("the push is logged") { try await a.syncctl("log", "-n", "200").out.contains("sent 1 change to the server") }
+        let recent = try await a.syncctl("log", "-n", "200")
         #expect(recent.status == 0)
         #expect(recent.out.contains("syncd started"), "\(recent.out.prefix(2000))")
         #expect(!recent.out.contains("from the server"), "alpha's own push coming back is not news")
         // The other device says what it applied.
         try await eventually("beta logs what it applied") {
-            try rig.b.syncctl("log", "-n", "200").out.contains("applied 1 change from the server")
+            try await rig.b.syncctl("log", "-n", "200").out.contains("applied 1 change from the server")
         }
-        let json = try a.syncctl("log", "-n", "3", "--json").out.split(separator: "\n")
+        let json = try await a.syncctl("log", "-n", "3", "--json").out.split(separator: "\n")
         #expect(json.count == 3)
         for line in json { #expect(throws: Never.self) { try JSONDecoder().decode(LogEntry.self, from: Data(line.utf8)) } }
 
@@ -43,7 +43,7 @@ struct LogTests {
         let tmp = try TemporaryDirectory("log-json")
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credential = try server.provision(folder: "docs", device: "alpha")
+        let credential = try await server.provision(folder: "docs", device: "alpha")
         try await server.start()
         defer { server.stop() }
         let json = try DaemonProcess(
@@ -56,9 +56,9 @@ struct LogTests {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(object?["level"] != nil && object?["message"] != nil, "not a JSON log line: \(line)")
         }
-        json.stop()
+        await json.stop()
 
-        let credentialB = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+        let credentialB = try await server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
         let journald = try DaemonProcess(dir: try tmp.sub("journald"), folderID: "docs", serverURL: server.url, credential: credentialB)
         try await journald.start(environment: ["JOURNAL_STREAM": "8:4242"])
         defer { journald.stop() }

@@ -12,7 +12,7 @@ struct MetricsTests {
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
         defer { server.stop() }
-        let credential = try server.provision(folder: "docs", device: "laptop")
+        let credential = try await server.provision(folder: "docs", device: "laptop")
         try await server.start()
         let port = try freePort()
         let daemon = try DaemonProcess(
@@ -58,7 +58,7 @@ struct MetricsTests {
         #expect(after.value("syncd_errors") == nil, "errors: \(after.samples.filter { $0.name == "syncd_errors" })")
 
         // A second device downloads the three files: its own metrics count them.
-        let betaCredential = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+        let betaCredential = try await server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
         let betaPort = try freePort()
         let beta = try DaemonProcess(
             dir: try tmp.sub("beta"), folderID: "docs", serverURL: server.url, credential: betaCredential,
@@ -92,7 +92,7 @@ struct MetricsTests {
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
         defer { server.stop() }
-        let credential = try server.provision(folder: "docs", device: "laptop")
+        let credential = try await server.provision(folder: "docs", device: "laptop")
         try await server.start()
         let daemon = try DaemonProcess(
             dir: try tmp.sub("device"), folderID: "docs", serverURL: server.url, credential: credential,

@@ -13,7 +13,7 @@ struct NotGrantedTests {
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
         defer { server.stop() }
-        let credential = try server.provision(folder: "docs", device: "alpha")
+        let credential = try await server.provision(folder: "docs", device: "alpha")
         let (daemon, otherPath) = try await Self.startWithSharedFolder(tmp: tmp, server: server, credential: credential)
         let started = ContinuousClock.now
         defer { daemon.stop() }
@@ -35,7 +35,7 @@ struct NotGrantedTests {
         try await daemon.waitUntilIdle()
 
         // Granted on the running server: the next ask (5 s, then 10, 20, 40 s apart) succeeds.
-        let granted = try server.admin(["folder", "grant", "shared", "--device", "alpha"])
+        let granted = try await server.admin(["folder", "grant", "shared", "--device", "alpha"])
         #expect(granted.isEmpty)  // the confirmation goes to stderr
         try writeFile(otherPath + "/b.txt", "shared works")
         let client = server.client(credential: credential)
@@ -60,7 +60,7 @@ struct NotGrantedTests {
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
         defer { server.stop() }
-        let credential = try server.provision(folder: "docs", device: "alpha")
+        let credential = try await server.provision(folder: "docs", device: "alpha")
         let (daemon, otherPath) = try await Self.startWithSharedFolder(tmp: tmp, server: server, credential: credential)
         defer { daemon.stop() }
         try writeFile(otherPath + "/early.txt", "made before the grant")
@@ -74,9 +74,9 @@ struct NotGrantedTests {
             nextAsk = try Date(text, strategy: .iso8601)
             return nextAsk.timeIntervalSinceNow >= 20
         }
-        #expect(try server.admin(["folder", "grant", "shared", "--device", "alpha"]).isEmpty)
+        #expect(try await server.admin(["folder", "grant", "shared", "--device", "alpha"]).isEmpty)
 
-        let retried = try daemon.syncctl("retry", "shared")
+        let retried = try await daemon.syncctl("retry", "shared")
         #expect(retried.status == 0 && retried.out.hasPrefix("retrying now: shared"), "\(retried)")
         let client = server.client(credential: credential)
         // On the server, and the folder shown as settled, before the daemon would have asked by
@@ -97,7 +97,7 @@ struct NotGrantedTests {
             throw error
         }
         // A folder with nothing waiting: nothing to retry.
-        let none = try daemon.syncctl("retry", "docs")
+        let none = try await daemon.syncctl("retry", "docs")
         #expect(none.status == 0 && none.out == "retrying now: docs (0 paths)\n", "\(none)")
     }
 
@@ -106,7 +106,7 @@ struct NotGrantedTests {
     static func startWithSharedFolder(
         tmp: TemporaryDirectory, server: ServerProcess, credential: String
     ) async throws -> (DaemonProcess, String) {
-        try server.admin(["folder", "add", "shared"])
+        try await server.admin(["folder", "add", "shared"])
         try await server.start()
         let otherPath = try tmp.sub("shared")
         let daemon = try DaemonProcess(

@@ -60,7 +60,7 @@ struct PackCrashTests {
         let tmp = try TemporaryDirectory("pack-crash")
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credential = try server.provision(folder: "docs", device: "writer")
+        let credential = try await server.provision(folder: "docs", device: "writer")
         let acknowledged = Acknowledged()
         var rng = SplitMix64(seed: 0x9ac4)
         for round in 0..<5 {
@@ -80,7 +80,7 @@ struct PackCrashTests {
             let errors = await acknowledged.errors.prefix(3)
             #expect(busy, "round \(round): no commits acknowledged; last errors: \(errors)")
             try await Task.sleep(for: .milliseconds(rng.int(in: 0...400)))
-            server.kill9()
+            await server.kill9()
             await acknowledged.endRound(true)
             for writer in writers { await writer.value }
         }
@@ -99,8 +99,8 @@ struct PackCrashTests {
                 checked += 1
             }
         }
-        server.stop()
-        let check = try server.admin(["storage", "check"])
+        await server.stop()
+        let check = try await server.admin(["storage", "check"])
         #expect(check.hasPrefix("storage check: ok"), "\(check)")
         print("pack crash: 5 kills, \(committed.count) acknowledged files, \(tree.count) in the tree, \(checked) chunks read back")
     }
@@ -109,7 +109,7 @@ struct PackCrashTests {
         let tmp = try TemporaryDirectory("storage-check")
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credential = try server.provision(folder: "docs", device: "writer")
+        let credential = try await server.provision(folder: "docs", device: "writer")
         try await server.start()
         let client = server.client(credential: credential)
         let bytes = pseudoRandomBytes(count: 10_000, seed: 4_001)
@@ -119,12 +119,12 @@ struct PackCrashTests {
             path: "notes/a.bin", baseRev: 0, kind: .file, size: Int64(bytes.count), mtimeNs: 1_700_000_000_000_000_000,
             mode: 0o644, chunks: [hash], contentHash: Hashing.contentHash(chunks: [hash]), deleted: false)
         _ = try await client.commit(folder: "docs", changes: [change])
-        server.stop()
-        #expect(try server.admin(["storage", "check"]).hasPrefix("storage check: ok: 1 chunk(s)"))
+        await server.stop()
+        #expect(try await server.admin(["storage", "check"]).hasPrefix("storage check: ok: 1 chunk(s)"))
 
         // Bit rot in the middle of the only record of the only pack (a file, or an object).
         _ = try await server.damageOnlyPack(at: 40 + 5_000, with: [0xff, 0x00, 0xff])
-        let result = try Child.capture(try Binaries.path("sync-server"), ["storage", "check", "--config", server.configPath])
+        let result = try await Child.capture(try Binaries.path("sync-server"), ["storage", "check", "--config", server.configPath])
         #expect(result.status == 1)
         #expect(result.out.contains("docs/notes/a.bin rev 1: chunk \(hash): damaged"), "\(result.out)")
         #expect(result.err.contains("1 of 1 referenced chunk(s) missing or damaged"), "\(result.err)")

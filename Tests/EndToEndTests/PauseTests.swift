@@ -14,7 +14,7 @@ struct PauseTests {
         try await two.waitForBoth(["shared.txt": contentHash("v0")])
         try await two.b.waitUntilIdle()
         // Beta's feed is now waiting in a long-poll. Paused, then alpha edits.
-        let run = try two.b.syncctl("pause")
+        let run = try await two.b.syncctl("pause")
         #expect(run.status == 0, "\(run.err)")
         try writeFile(two.a.path("shared.txt"), "v1 from alpha")
         let client = two.server.client(credential: two.credentialA)
@@ -32,7 +32,7 @@ struct PauseTests {
         #expect(seen == "v0", "applied while paused")
         #expect(try await two.b.status()?.state == .paused)
         // Resumed: it arrives, and no conflict copy was made.
-        #expect(try two.b.syncctl("resume").status == 0)
+        #expect(try await two.b.syncctl("resume").status == 0)
         try await two.waitForBoth(["shared.txt": contentHash("v1 from alpha")])
         #expect(try await two.b.status()?.conflicts == 0)
     }

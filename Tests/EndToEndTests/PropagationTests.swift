@@ -196,7 +196,7 @@ extension PropagationTests {
         let bytes = pseudoRandomBytes(count: size, seed: killed ? 991 : 961)
         try await two.betaStallsMidDownload(
             name, bytes, behind: proxy, passing: killed ? 64 << 20 : 40 << 20, atLeast: killed ? 40 << 20 : 16 << 20)
-        if killed { two.b.kill9() } else { two.b.stop() }
+        if killed { await two.b.kill9() } else { await two.b.stop() }
         proxy.openGate()
         let staging = try FileManager.default.contentsOfDirectory(atPath: two.b.folderPath).filter { $0.hasPrefix(".syncd-tmp-") }
         #expect(staging.count == 1, "the download's staging file is there after it was \(how): \(staging)")
@@ -267,7 +267,7 @@ extension PropagationTests {
         // Cut once 16 MiB are written: what is written (from 8 MiB on: `PartialDownloads`)
         // is kept for the next try.
         try await two.betaStallsMidDownload(name, bytes, behind: proxy, passing: 40 << 20, atLeast: 16 << 20)
-        two.server.stop()
+        await two.server.stop()
         // The replies held go on: they end where the server went away.
         proxy.openGate()
         try await eventually("beta notices the server is gone", timeout: .seconds(30)) {

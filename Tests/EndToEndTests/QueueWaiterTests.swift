@@ -25,7 +25,7 @@ struct QueueWaiterTests {
         static func start(_ label: String, batchLimit: Int = 2_000) async throws -> Rig {
             let tmp = try TemporaryDirectory(label)
             let server = try ServerProcess(dir: try tmp.sub("server"))
-            let credential = try server.provision(folder: "docs", device: "alpha")
+            let credential = try await server.provision(folder: "docs", device: "alpha")
             try await server.start()
             let proxy = try FaultProxy(upstreamPort: server.port)
             let folder = try tmp.sub("folder")
@@ -76,7 +76,7 @@ struct QueueWaiterTests {
         defer { rig.stop() }
         let runner = Task { await rig.queue.run() }
         defer { runner.cancel() }
-        rig.server.kill9()
+        await rig.server.kill9()
         try writeFile(rig.folder + "/b.txt", "while the server is away")
         let waiter = Task { try await rig.queue.push("b.txt") }
         try await eventually("the queue knows the server is away", timeout: .seconds(60)) {

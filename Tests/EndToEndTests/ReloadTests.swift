@@ -18,9 +18,9 @@ import TestSupport
         static func start(_ label: String) async throws -> TwoFolderRig {
             let tmp = try TemporaryDirectory(label)
             let server = try ServerProcess(dir: try tmp.sub("server"))
-            try server.admin(["folder", "add", "docs"])
-            try server.admin(["folder", "add", "notes"])
-            let credential = try server.admin(["device", "add", "--name", "laptop", "--folder", "docs", "--folder", "notes"])
+            try await server.admin(["folder", "add", "docs"])
+            try await server.admin(["folder", "add", "notes"])
+            let credential = try await server.admin(["device", "add", "--name", "laptop", "--folder", "docs", "--folder", "notes"])
             try await server.start()
             let device = try tmp.sub("device")
             let daemon = try DaemonProcess(dir: device, folderID: "docs", serverURL: server.url, credential: credential)

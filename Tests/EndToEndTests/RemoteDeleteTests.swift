@@ -22,7 +22,7 @@ struct RemoteDeleteTests {
         try await two.waitForBoth(expected, timeout: .seconds(60))
         try await two.a.waitUntilIdle()
         try await two.b.waitUntilIdle()
-        two.a.stop()
+        await two.a.stop()
         // Alpha's edit of p150, made while its daemon is stopped: the delete must not take it.
         try writeFile(two.a.path("photos/p150.jpg"), "photo 150, edited")
         for i in 0..<300 { try FileManager.default.removeItem(atPath: two.b.path("photos/p\(i).jpg")) }
@@ -139,7 +139,7 @@ struct RemoteDeleteTests {
         let fm = FileManager.default
         #expect((0..<40).allSatisfy { !fm.fileExists(atPath: two.a.path("photos/p\($0).jpg")) }, "moved to the trash all the same")
         try await two.a.waitUntilIdle()
-        two.a.stop()
+        await two.a.stop()
         try await two.restartExpectingNothingCommitted(two.a, ["photos": Self.dir], revBefore: revBefore)
         #expect(try await two.a.status()?.errors.isEmpty == true, "the errors are settled")
         let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.value != Self.dir }
@@ -189,10 +189,10 @@ struct RemoteDeleteTests {
             try await two.waitForBoth(original, timeout: .seconds(60))
             try await two.a.waitUntilIdle()
             try await two.b.waitUntilIdle()
-            two.a.stop()
+            await two.a.stop()
             return (two, original)
         } catch {
-            two.stop()
+            await two.stop()
             throw error
         }
     }

@@ -28,7 +28,7 @@ struct RemoteMoveTests {
         try await two.waitForBoth(expected, timeout: .seconds(60))
         try await two.a.waitUntilIdle()
         try await two.b.waitUntilIdle()
-        two.a.stop()
+        await two.a.stop()
         try FileManager.default.moveItem(atPath: two.b.path("album"), toPath: two.b.path("Album 2026"))
         expected = Dictionary(uniqueKeysWithValues: expected.map { ("Album 2026" + $0.key.dropFirst(5), $0.value) })
         let client = two.server.client(credential: two.credentialA)
@@ -60,7 +60,7 @@ struct RemoteMoveTests {
         try await two.a.waitUntilIdle()
         try await two.b.waitUntilIdle()
         let inodeBefore = try inode(of: two.a.path("album"))
-        two.a.stop()
+        await two.a.stop()
         try writeFile(two.a.path("album/p3.jpg"), "photo 3, edited")
         try FileManager.default.moveItem(atPath: two.b.path("album"), toPath: two.b.path("moved"))
         try await two.b.waitUntilIdle()
@@ -163,7 +163,7 @@ struct RemoteMoveTests {
         let inodes = try (1...30).map { try inode(of: two.a.path("photos/p\(Self.two($0)).jpg")) }
         let client = two.server.client(credential: two.credentialA)
         let before = try await client.allRevisions(folder: "docs").map(\.rev).max() ?? 0
-        two.a.stop()
+        await two.a.stop()
         expected = ["photos": Self.dir]
         // One at a time, each committed, and beta idle, before the next: 30 moves on the
         // server, a chain. (This test is about alpha applying the chain; a rename onto the old
@@ -215,7 +215,7 @@ struct RemoteMoveTests {
         try await two.waitForBoth(original, timeout: .seconds(60))
         try await two.a.waitUntilIdle()
         try await two.b.waitUntilIdle()
-        two.a.stop()
+        await two.a.stop()
         let expected = try Self.renamePhotos(on: two.b, count: 40)
         let client = two.server.client(credential: two.credentialA)
         try await eventually("beta commits the 40 moves", timeout: .seconds(30)) {

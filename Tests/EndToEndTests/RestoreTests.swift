@@ -21,7 +21,7 @@ struct RestoreTests {
         let trashed = try localTree(two.a.dir + "/state/trash").filter { $0.key.hasSuffix("notes/precious.txt") }
         #expect(trashed.values.contains(contentHash("precious")), "alpha keeps the deleted file in its trash")
 
-        let run = try two.a.syncctl("restore", "notes/precious.txt")
+        let run = try await two.a.syncctl("restore", "notes/precious.txt")
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.contains("restored docs:notes/precious.txt"), "\(run.out)")
         try await two.waitForBoth(["notes": dir, "notes/precious.txt": contentHash("precious")])
@@ -49,27 +49,27 @@ struct RestoreTests {
         let first = try #require(history.last)
 
         // Without --rev: the version before the current one.
-        var run = try two.b.syncctl("restore", two.b.path("report.txt"))
+        var run = try await two.b.syncctl("restore", two.b.path("report.txt"))
         #expect(run.status == 0, "\(run.err)")
         try await two.waitForBoth(["report.txt": contentHash("draft two")])
-        run = try two.b.syncctl("restore", "report.txt", "--rev", "\(first.rev)")
+        run = try await two.b.syncctl("restore", "report.txt", "--rev", "\(first.rev)")
         #expect(run.status == 0, "\(run.err)")
         try await two.waitForBoth(["report.txt": contentHash("draft one")])
         // The same restore again: the path already holds that content, nothing is committed.
         let client = two.server.client(credential: two.credentialA)
         let before = try await client.history(folder: "docs", path: "report.txt").count
-        run = try two.b.syncctl("restore", "report.txt", "--rev", "\(first.rev)")
+        run = try await two.b.syncctl("restore", "report.txt", "--rev", "\(first.rev)")
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.contains("nothing changed"), "\(run.out)")
         #expect(try await client.history(folder: "docs", path: "report.txt").count == before)
 
         // Refusals are one clear line and exit 1.
-        run = try two.a.syncctl("restore", "never-existed.txt")
+        run = try await two.a.syncctl("restore", "never-existed.txt")
         #expect(run.status == 1)
         #expect(run.err.contains("no version of never-existed.txt"), "\(run.err)")
-        run = try two.a.syncctl("restore", "../outside.txt")
+        run = try await two.a.syncctl("restore", "../outside.txt")
         #expect(run.status == 1)
-        run = try two.a.syncctl("restore", "report.txt", "--rev", "999999")
+        run = try await two.a.syncctl("restore", "report.txt", "--rev", "999999")
         #expect(run.status == 1)
         #expect(run.err.contains("has no version at rev 999999"), "\(run.err)")
     }

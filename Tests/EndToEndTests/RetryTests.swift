@@ -24,7 +24,7 @@ struct RetryTests {
         let client = server.client(credential: credential)
         #expect(try await client.changes(folder: "docs", since: 0, limit: 10).entries.isEmpty)
 
-        let retried = try d.syncctl("retry")
+        let retried = try await d.syncctl("retry")
         #expect(retried.status == 0 && retried.out == "retrying now: docs (1 path)\n", "\(retried)")
         try await eventually("refused.txt is on the server after the retry") {
             let entries = try await client.changes(folder: "docs", since: 0, limit: 10).entries
@@ -63,24 +63,24 @@ struct RetryTests {
         }
         #expect(try await onServer().isEmpty)
 
-        let nothing = try d.syncctl("retry", "--path", "photos/none.txt")
+        let nothing = try await d.syncctl("retry", "--path", "photos/none.txt")
         #expect(nothing.status == 0 && nothing.out == "nothing waits for a retry at docs:photos/none.txt\n", "\(nothing)")
-        let retried = try d.syncctl("retry", "--path", "photos/")
+        let retried = try await d.syncctl("retry", "--path", "photos/")
         #expect(retried.status == 0 && retried.out == "retrying now: docs:photos (3 paths)\n", "\(retried)")
         try await eventually("photos and its files are on the server") { try await onServer() == ["photos", "photos/a.txt", "photos/b.txt"] }
         try await eventually("their errors are gone") { try await rejected() == ["other.txt"] }
         // other.txt was not pushed: it is still shown as refused for good, with no retry.
         #expect(try await onServer() == ["photos", "photos/a.txt", "photos/b.txt"])
 
-        let outside = try d.syncctl("retry", "--path", tmp.path + "/elsewhere.txt")
+        let outside = try await d.syncctl("retry", "--path", tmp.path + "/elsewhere.txt")
         #expect(outside.status != 0 && outside.err.contains("is not inside a synced folder"), "\(outside)")
         // The folder's root is the whole folder: only other.txt waits now.
-        let root = try d.syncctl("retry", "--path", d.folderPath)
+        let root = try await d.syncctl("retry", "--path", d.folderPath)
         #expect(root.status == 0 && root.out == "retrying now: docs (1 path)\n", "\(root)")
         try await eventually("other.txt is on the server after the root's retry") { try await onServer().contains("other.txt") }
         try await d.waitUntilIdle()
         #expect(try await d.status()?.errors.isEmpty == true)
-        let dot = try d.syncctl("retry", "docs", "--path", ".")
+        let dot = try await d.syncctl("retry", "docs", "--path", ".")
         #expect(dot.status == 0 && dot.out == "nothing waits for a retry at docs\n", "\(dot)")
     }
 
@@ -91,7 +91,7 @@ struct RetryTests {
         defer { rig.stop() }
         let d = rig.daemon
         try await d.waitUntilIdle()
-        rig.server.stop()
+        await rig.server.stop()
         try writeFile(d.path("offline.txt"), "written while the server is away")
         var nextTry = Date.distantPast
         // At least 25 s away: room for the server's start, the feed's next ask (at most 10 s

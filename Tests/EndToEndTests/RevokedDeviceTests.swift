@@ -13,7 +13,7 @@ struct RevokedDeviceTests {
         try writeFile(rig.a.path("before.txt"), "before")
         try await rig.waitForBoth(try localTree(rig.a.folderPath))
 
-        try rig.server.admin(["device", "revoke", "beta"])
+        try await rig.server.admin(["device", "revoke", "beta"])
         try writeFile(rig.a.path("after.txt"), "after the revocation")
         var shown: PathErrorStatus?
         try await eventually("beta shows that its credential is refused") {
@@ -23,7 +23,7 @@ struct RevokedDeviceTests {
         }
         #expect(shown?.message.contains("revoked") == true, "\(String(describing: shown))")
         #expect(shown?.message.contains("sync-server device add") == true)
-        let status = try rig.b.syncctl("status")
+        let status = try await rig.b.syncctl("status")
         #expect(status.status == 1, "an error is exit status 1")
         #expect(!FileManager.default.fileExists(atPath: rig.b.path("after.txt")))
     }

@@ -65,7 +65,7 @@ struct RootGuardTests {
             two.stop()
         }
         // Alpha's folder becomes a mounted file system holding the same files.
-        two.a.stop()
+        await two.a.stop()
         let copy = two.a.dir + "/copy"
         try FileManager.default.copyItem(atPath: two.a.folderPath, toPath: copy)
         #expect(run("/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", two.a.folderPath) == 0)

@@ -26,7 +26,7 @@ struct SafetyTests {
         #expect(try await rig.server.client(credential: credA).tree(folder: "docs").count == 50)
         #expect(try localTree(b.folderPath).count == 50)
         // `syncctl deletes` names what is held.
-        let listed = try a.syncctl("deletes", "docs")
+        let listed = try await a.syncctl("deletes", "docs")
         #expect(listed.status == 0)
         #expect(listed.out.hasPrefix("docs: 40 deletes held"), "\(listed.out)")
         #expect(listed.out.contains("\n  f0.txt\n") && listed.out.contains("\n  f39.txt"), "\(listed.out)")
@@ -93,12 +93,12 @@ struct SafetyTests {
         try takeAway(rig)
         try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
         let expected = before.merging(try meanwhile(rig)) { _, new in new }
-        let rejected = try a.syncctl("reject-deletes", "docs")
+        let rejected = try await a.syncctl("reject-deletes", "docs")
         #expect(rejected.status == 0, "\(rejected.err)")
         #expect(rejected.out.contains(says), "\(rejected.out)")
         try await rig.waitForBoth(expected)
         try await eventually("alpha is idle") { try await a.status()?.state == .idle }
-        #expect(try a.syncctl("deletes", "docs").out.hasPrefix("docs: no deletes held"))
+        #expect(try await a.syncctl("deletes", "docs").out.hasPrefix("docs: no deletes held"))
         let credA = try String(contentsOfFile: a.dir + "/credential", encoding: .utf8)
         #expect(try await rig.server.client(credential: credA).tree(folder: "docs").count == before.count)
     }
@@ -131,7 +131,7 @@ struct SafetyTests {
         let expected = Dictionary(uniqueKeysWithValues: (0..<5).map { ("keep\($0).txt", contentHash("\($0)")) })
         try await rig.waitForServerTree(expected)
         // The folder's contents vanish while the daemon is down (an unmounted disk looks like this).
-        d.stop()
+        await d.stop()
         for i in 0..<5 { try FileManager.default.removeItem(atPath: d.path("keep\(i).txt")) }
         try await d.start(waitUntilRunning: false)
         try await d.waitUntil(.error)

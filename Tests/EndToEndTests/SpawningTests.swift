@@ -20,8 +20,8 @@ struct SpawningTests {
         #expect(inherited.isEmpty, "the child holds \(inherited)")
     }
 
-    @Test func whatAChildSaidAndHowItEndedComeBack() throws {
-        let said = try Child.capture("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"])
+    @Test func whatAChildSaidAndHowItEndedComeBack() async throws {
+        let said = try await Child.capture("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"])
         #expect(said.status == 3 && said.out == "out\n" && said.err == "err\n")
 
         let killed = try Child.spawn("/bin/sleep", ["30"])

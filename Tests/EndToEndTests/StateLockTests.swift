@@ -18,12 +18,12 @@ struct StateLockTests {
 
         // The same config again (same socket), then a copy that only moves the socket:
         // both must stop at the state directory's lock.
-        let sameConfig = try Child.runToExit(try Binaries.path("syncd"), ["--config", d.configPath])
+        let sameConfig = try await Child.runToExit(try Binaries.path("syncd"), ["--config", d.configPath])
         let movedSocket = d.dir + "/second.toml"
         let text = try String(contentsOfFile: d.configPath, encoding: .utf8)
             .replacingOccurrences(of: d.socketPath, with: d.dir + "/second.sock")
         try writeFile(movedSocket, text)
-        let otherSocket = try Child.runToExit(try Binaries.path("syncd"), ["--config", movedSocket])
+        let otherSocket = try await Child.runToExit(try Binaries.path("syncd"), ["--config", movedSocket])
 
         for (label, run) in [("same config", sameConfig), ("other socket", otherSocket)] {
             #expect(run.status == 1, "\(label): exit status \(run.status)")

@@ -21,7 +21,7 @@ struct SystemdNotifyTests {
         #expect(ready?.contains("STATUS=listening on 127.0.0.1:\(server.port)") == true, "\(listener.messages)")
         try await listener.wait(for: "WATCHDOG=1", times: 3)
         #expect(listener.count("STOPPING=1") == 0)
-        server.stop()
+        await server.stop()
         try await listener.wait(for: "STOPPING=1")
     }
 
@@ -35,7 +35,7 @@ struct SystemdNotifyTests {
         // Ready means the control socket answers.
         #expect(try await rig.daemon.status() != nil)
         try await listener.wait(for: "WATCHDOG=1", times: 3)
-        rig.daemon.stop()
+        await rig.daemon.stop()
         try await listener.wait(for: "STOPPING=1")
     }
 

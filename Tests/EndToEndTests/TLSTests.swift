@@ -13,8 +13,8 @@ struct TLSTests {
         defer { tmp.remove() }
         let certificates = try TestCertificates(dir: try tmp.sub("certs"))
         let server = try ServerProcess(dir: try tmp.sub("server"), tls: certificates)
-        let credential = try server.provision(folder: "docs", device: "laptop")
-        let stranger = try server.admin(["device", "add", "--name", "stranger", "--folder", "docs"])
+        let credential = try await server.provision(folder: "docs", device: "laptop")
+        let stranger = try await server.admin(["device", "add", "--name", "stranger", "--folder", "docs"])
         try await server.start()
         defer { server.stop() }
         #expect(server.url.hasPrefix("https://"))
@@ -62,7 +62,7 @@ struct TLSTests {
             tls_cert = "\(one.serverCertificate)"
             tls_key = "\(other.serverKey)"
             """)
-        let run = try Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", config])
+        let run = try await Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", config])
         #expect(run.status != 0)
         #expect(run.err.contains(one.serverCertificate) && run.err.contains(other.serverKey), "\(run.err)")
         #expect(run.err.contains("belong together"), "\(run.err)")

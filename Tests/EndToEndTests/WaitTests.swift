@@ -28,7 +28,7 @@ struct WaitTests {
             try writeFile(two.a.path(path), "note \(i)\n")
             expected[path] = contentHash("note \(i)\n")
         }
-        let onA = try two.a.syncctl("wait", "--timeout", "90s")
+        let onA = try await two.a.syncctl("wait", "--timeout", "90s")
         #expect(onA.status == 0, "\(onA.out)\(onA.err)")
         #expect(onA.out.contains("docs: synced"), "\(onA.out)")
         let tree = try await two.server.client(credential: two.credentialA).tree(folder: "docs")
@@ -36,7 +36,7 @@ struct WaitTests {
         let notCommitted = expected.filter { onServer[$0.key] != $0.value }.keys.sorted()
         #expect(notCommitted.isEmpty, "wait returned on alpha with \(notCommitted.count) of \(expected.count) files not committed")
 
-        let onB = try two.b.syncctl("wait", "docs", "--timeout", "90s", "--json")
+        let onB = try await two.b.syncctl("wait", "docs", "--timeout", "90s", "--json")
         #expect(onB.status == 0, "\(onB.out)\(onB.err)")
         let present = try typedTree(two.b.folderPath).compactMapValues { item -> String? in
             if case .file(let hash) = item { hash } else { nil }
@@ -50,11 +50,11 @@ struct WaitTests {
         let rig = try await Rig.start("wait-offline")
         defer { rig.stop() }
         try await rig.daemon.waitUntilIdle()
-        rig.server.stop()
+        await rig.server.stop()
         try writeFile(rig.daemon.path("a.txt"), "not sent\n")
         try await eventually("offline") { try await rig.daemon.status()?.state == .offline }
         let started = ContinuousClock.now
-        let run = try rig.daemon.syncctl("wait", "--timeout", "3s")
+        let run = try await rig.daemon.syncctl("wait", "--timeout", "3s")
         #expect(run.status == 3, "\(run.out)\(run.err)")
         #expect(run.out.contains("offline") && run.out.contains("not in sync after"), "\(run.out)")
         #expect(ContinuousClock.now - started >= .seconds(3))
@@ -66,14 +66,14 @@ struct WaitTests {
         let rig = try await Rig.start("wait-paused")
         defer { rig.stop() }
         try await rig.daemon.waitUntilIdle()
-        #expect(try rig.daemon.syncctl("pause").status == 0)
+        #expect(try await rig.daemon.syncctl("pause").status == 0)
         try writeFile(rig.daemon.path("a.txt"), "waits for resume\n")
-        let run = try rig.daemon.syncctl("wait")
+        let run = try await rig.daemon.syncctl("wait")
         #expect(run.status == 3, "\(run.out)\(run.err)")
         #expect(run.out.contains("paused") && run.out.contains("syncctl resume docs"), "\(run.out)")
-        let status = try rig.daemon.syncctl("status")
+        let status = try await rig.daemon.syncctl("status")
         #expect(status.status == 3, "paused is waiting: \(status.out)")
-        let unknown = try rig.daemon.syncctl("wait", "nope")
+        let unknown = try await rig.daemon.syncctl("wait", "nope")
         #expect(unknown.status == 1 && unknown.err.contains("no folder with id nope") && !unknown.err.contains("{"), "\(unknown.err)")
     }
 }

@@ -237,7 +237,7 @@ struct WatcherTests {
         try writeFile(d.path("a.txt"), "before")
         try writeFile(d.path("gone.txt"), "bye")
         try await rig.waitForServerTree(["a.txt": contentHash("before"), "gone.txt": contentHash("bye")])
-        d.stop()
+        await d.stop()
         try writeFile(d.path("a.txt"), "edited while stopped")
         try FileManager.default.removeItem(atPath: d.path("gone.txt"))
         try FileManager.default.moveItem(atPath: d.path("a.txt"), toPath: d.path("b.txt"))

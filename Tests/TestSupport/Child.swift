@@ -112,12 +112,31 @@ public final class Child: Sendable {
 
     public func terminate() { signal(SIGTERM) }
 
-    /// Waits until the child has ended, at most `timeout`; false if it still ran then.
+    /// Waits until the child has ended, at most `timeout`; false if it still ran then. It
+    /// holds the calling thread: from async code use the async overload, which does not.
     public func waitForExit(within timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while isRunning {
             guard ContinuousClock.now < deadline else { return false }
             usleep(5_000)
+        }
+        return true
+    }
+
+    /// Waits until the child has ended, at most `timeout`, sleeping between looks instead of
+    /// holding one of the test process's cooperative threads (there are as many as cores: an
+    /// end-to-end pass whose tests each held one while a child ran starved every other test,
+    /// whose in-process daemons then took over a minute to send a few bytes). False if it
+    /// still ran then, or if the waiting task was cancelled first.
+    public func waitForExit(within timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while isRunning {
+            guard ContinuousClock.now < deadline else { return false }
+            do {
+                try await Task.sleep(for: .milliseconds(5))
+            } catch {
+                return !isRunning
+            }
         }
         return true
     }
@@ -152,6 +171,19 @@ public final class OutputReader: Sendable {
     public func finished() -> String {
         let deadline = ContinuousClock.now + .seconds(5)
         while !done.withLock({ $0 }) && ContinuousClock.now < deadline { usleep(1_000) }
+        return text
+    }
+
+    /// `finished()`, sleeping between looks rather than holding the calling thread.
+    public func finished() async -> String {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !done.withLock({ $0 }) && ContinuousClock.now < deadline {
+            do {
+                try await Task.sleep(for: .milliseconds(1))
+            } catch {
+                break
+            }
+        }
         return text
     }
 }

@@ -34,10 +34,22 @@ public final class PostgresServer: Sendable {
     public static func shared() throws -> PostgresServer { try started.get() }
 
     /// `postgres://syncd:PASSWORD@127.0.0.1:PORT/NAME` of a new, empty database.
-    public func database(_ label: String) throws -> String {
-        let name = "t_" + label.lowercased().filter { $0.isLetter || $0.isNumber } + "_" + UUID().uuidString.prefix(8).lowercased()
-        try run(binaries + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", user, name], environment: ["PGPASSWORD": password])
+    public func database(_ label: String) async throws -> String {
+        let name = Self.databaseName(label)
+        try await create(database: name)
         return url(database: name)
+    }
+
+    /// A name no other database of the run has, for `create(database:)`.
+    public static func databaseName(_ label: String) -> String {
+        "t_" + label.lowercased().filter { $0.isLetter || $0.isNumber } + "_" + UUID().uuidString.prefix(8).lowercased()
+    }
+
+    /// Creates the empty database `name`.
+    public func create(database name: String) async throws {
+        try await Self.run(
+            binaries + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", user, name], environment: ["PGPASSWORD": password],
+            log: directory + "/log")
     }
 
     public func url(database: String) -> String { "postgres://\(user):\(password)@127.0.0.1:\(port)/\(database)" }
@@ -108,6 +120,27 @@ public final class PostgresServer: Sendable {
             _ = child.waitForExit(within: .seconds(30))
             throw TestFailure("\(program) \(arguments.joined(separator: " ")) kept running past 180 s")
         }
+        try check(child, program, arguments, output: output, log: log)
+    }
+
+    /// `run` from async code: the same, sleeping between looks at the program instead of
+    /// holding one of the test process's cooperative threads while it runs.
+    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], log: String? = nil) async throws {
+        let output = NSTemporaryDirectory() + "syncd-test-pg-run-\(UUID().uuidString.prefix(8))"
+        defer { unlink(output) }
+        let child = try Child.spawn(
+            program, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            stdout: .file(output), stderr: .file(output))
+        guard await child.waitForExit(within: .seconds(180)) else {
+            child.signal(SIGKILL)
+            _ = await child.waitForExit(within: .seconds(30))
+            throw TestFailure("\(program) \(arguments.joined(separator: " ")) kept running past 180 s")
+        }
+        try check(child, program, arguments, output: output, log: log)
+    }
+
+    /// Throws what a program that failed printed (and the server's log).
+    private static func check(_ child: Child, _ program: String, _ arguments: [String], output: String, log: String?) throws {
         guard child.terminationReason != .exit || child.terminationStatus != 0 else { return }
         let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let logged = log.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""

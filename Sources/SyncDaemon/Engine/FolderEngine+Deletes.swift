@@ -16,11 +16,31 @@ extension FolderEngine {
     /// first: if it cannot be reached, nothing changes. Returns (rejected, restored).
     /// A held path that is on disk again (re-created, or a file moved onto it, since it was
     /// deleted) is no delete any more: it goes up as what it holds, and the server's version
-    /// is not brought back over it (that made the user's new file a conflict copy).
+    /// is not brought back over it (that made the user's new file a conflict copy). It is let
+    /// go only once the others are back: a directory made again goes up as a new directory,
+    /// whose push looks again at what the old one held and is not on disk. Let go first, it
+    /// journaled the paths being brought back as this device's pushes, and their download was
+    /// then taken for this device's own echo and skipped: they stayed missing here for good
+    /// (a CI run).
     public func rejectDeletes() async throws -> (rejected: Int, restored: Int) {
         var held: [String] = [], back: [String] = []
         for path in try index.heldDeletes(folder: id) {
             if case .missing = folder.lstat(path) { held.append(path) } else { back.append(path) }
+        }
+        var outcome = (rejected: 0, restored: 0)
+        if !held.isEmpty {
+            let current = try await currentEntries(held + goneBelow(held))
+            // Parents before what is in them.
+            let restoring = current.sorted {
+                ($0.path.split(separator: "/").count, $0.path) < ($1.path.split(separator: "/").count, $1.path)
+            }
+            outcome.rejected = try index.rejectHeldDeletes(folder: id, paths: held, restoring: restoring.map(\.path))
+            outcome.restored = restoring.count
+            logger.notice(
+                "held delete wave rejected: bringing the files back from the server",
+                metadata: ["folder": "\(id)", "rejected": "\(outcome.rejected)", "restoring": "\(restoring.count)"])
+            // What cannot be fetched now is kept and retried like any remote change.
+            await feed.apply(restoring)
         }
         if !back.isEmpty {
             try index.journal.releaseHeld(folder: id, paths: back)
@@ -29,17 +49,7 @@ extension FolderEngine {
                 metadata: ["folder": "\(id)", "count": "\(back.count)"])
             await queue.retryNow()
         }
-        guard !held.isEmpty else { return (0, 0) }
-        let current = try await currentEntries(held + goneBelow(held))
-        // Parents before what is in them.
-        let restoring = current.sorted { ($0.path.split(separator: "/").count, $0.path) < ($1.path.split(separator: "/").count, $1.path) }
-        let rejected = try index.rejectHeldDeletes(folder: id, paths: held, restoring: restoring.map(\.path))
-        logger.notice(
-            "held delete wave rejected: bringing the files back from the server",
-            metadata: ["folder": "\(id)", "rejected": "\(rejected)", "restoring": "\(restoring.count)"])
-        // What cannot be fetched now is kept and retried like any remote change.
-        await feed.apply(restoring)
-        return (rejected, restoring.count)
+        return outcome
     }
 
     /// The synced entries below the held paths that are not held themselves and are not on

@@ -23,8 +23,8 @@ extension ConvergenceRun {
         let known = try await client.allRevisions(folder: "docs").map(\.path)
         let conflictPaths = Array(Set(known.filter { $0.contains(VersionAudit.conflictMarker) }))
         var history: [String: Set<String>] = [:]
-        func fetch(_ paths: some Sequence<String>) throws {
-            for p in paths where history[p] == nil { history[p] = try serverHistory(rig, path: p) }
+        func fetch(_ paths: some Sequence<String>) async throws {
+            for p in paths where history[p] == nil { history[p] = try await serverHistory(rig, path: p) }
         }
         var result = AuditResult()
         for version in versions {
@@ -32,15 +32,15 @@ extension ConvergenceRun {
                 result.found.append((version, found))
                 continue
             }
-            try fetch(version.lineage)
-            try fetch(conflictPaths)
+            try await fetch(version.lineage)
+            try await fetch(conflictPaths)
             if let found = VersionAudit.locate(version, tree: tree, history: history, conflictPaths: conflictPaths) {
                 result.found.append((version, found))
                 continue
             }
             // Lost. Say whether the server has it anywhere at all (a wrong path is a bug too),
             // and whether a device trashed it (a remote delete that won over a local write).
-            try fetch(Set(known))
+            try await fetch(Set(known))
             var clues: [String] = []
             let elsewhere = history.filter { $0.value.contains(version.contentHash) }.keys.sorted()
             clues.append(elsewhere.isEmpty ? "the server never had it" : "the server has it only at \(elsewhere)")
@@ -56,10 +56,10 @@ extension ConvergenceRun {
     }
 
     /// Content hashes of the live file versions the server recorded at `path` (`sync-server history`).
-    static func serverHistory(_ rig: TwoDevices, path: String) throws -> Set<String> {
+    static func serverHistory(_ rig: TwoDevices, path: String) async throws -> Set<String> {
         let output: String
         do {
-            output = try rig.server.admin(["history", path, "--folder", "docs"])
+            output = try await rig.server.admin(["history", path, "--folder", "docs"])
         } catch let error as TestFailure where error.description.contains("no versions of") {
             return []
         }

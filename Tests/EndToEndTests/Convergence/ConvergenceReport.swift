@@ -5,7 +5,7 @@ import TestSupport
 extension ConvergenceRun {
     static func report(
         workload: ConvergenceWorkload, runs: [DeviceRun], snapshot: Snapshot, problems: [String], rig: TwoDevices
-    ) -> String {
+    ) async -> String {
         var out = ["", "=== CONVERGENCE FAILURE: seed \(workload.seed), \(workload.opsPerDevice) ops per device ==="]
         out.append("replay: SYNCD_CONVERGENCE_SEEDS=\(workload.seed) SYNCD_CONVERGENCE_OPS=\(workload.opsPerDevice) swift test --skip-build --filter ConvergenceTests")
         out.append("--- problems:")
@@ -40,7 +40,7 @@ extension ConvergenceRun {
         }
         for (name, d) in zip(ConvergenceWorkload.devices, [rig.a, rig.b]) {
             out.append("--- \(name) journal (path|state|dirty|attempts|last_error), via sqlite3 if installed:")
-            out.append(journalDump(d.dir + "/state/index.sqlite"))
+            out.append(await journalDump(d.dir + "/state/index.sqlite"))
         }
         for (name, d) in zip(ConvergenceWorkload.devices, [rig.a, rig.b]) {
             out.append("--- \(name) syncd log tail:")
@@ -56,11 +56,11 @@ extension ConvergenceRun {
 
 /// The daemon's journal rows, read with the sqlite3 CLI (diagnostics only; the
 /// index has no public listing of them).
-func journalDump(_ database: String) -> String {
+func journalDump(_ database: String) async -> String {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return "  (no /usr/bin/sqlite3)" }
     let text: String
     do {
-        let said = try Child.capture(
+        let said = try await Child.capture(
             "/usr/bin/sqlite3", ["-readonly", database, "SELECT path, state, dirty, attempts, last_error FROM journal ORDER BY path"],
             timeout: .seconds(30))
         text = said.out + said.err

@@ -63,13 +63,13 @@ struct ConvergenceRun {
             problems.append(firstProblem.description)
             if case .stuck = firstProblem {
                 for (name, d) in zip(ConvergenceWorkload.devices, devices) {
-                    problems.append("  \(name)'s journal when stuck (path|state|dirty|attempts|last_error):\n"
-                        + journalDump(d.dir + "/state/index.sqlite"))
+                    let journal = await journalDump(d.dir + "/state/index.sqlite")
+                    problems.append("  \(name)'s journal when stuck (path|state|dirty|attempts|last_error):\n" + journal)
                 }
                 // A restart turns journal rows stuck as running back into pending, and its
                 // full scan catches what the watcher missed: see whether that heals it, and
                 // what else is wrong.
-                for d in devices { d.stop() }
+                for d in devices { await d.stop() }
                 for d in devices { try await d.start() }
                 let again = await Self.quiesce(client: client, devices: devices)
                 snapshot = again.snapshot
@@ -109,7 +109,7 @@ struct ConvergenceRun {
         if !snapshot.errors.isEmpty { print("convergence: note, path errors at quiescence: \(snapshot.errors)") }
         guard problems.isEmpty else {
             keepState = true
-            let report = Self.report(workload: workload, runs: runs, snapshot: snapshot, problems: problems, rig: rig)
+            let report = await Self.report(workload: workload, runs: runs, snapshot: snapshot, problems: problems, rig: rig)
             print(report)
             // Also beside the state: a CI log may keep only its tail.
             let reportPath = rig.tmp.path + "/report.txt"
@@ -130,7 +130,7 @@ struct ConvergenceRun {
         for _ in 0..<count {
             try await Task.sleep(for: .milliseconds(rng.int(in: 150...1_200)))
             let which = rng.below(devices.count)
-            devices[which].kill9()
+            await devices[which].kill9()
             log.append("\(ConvergenceWorkload.devices[which])")
             try await Task.sleep(for: .milliseconds(rng.int(in: 0...300)))
             try await devices[which].start()

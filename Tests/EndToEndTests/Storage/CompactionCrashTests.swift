@@ -17,7 +17,7 @@ struct CompactionCrashTests {
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("server"))
         defer { server.stop() }
-        let credential = try server.provision(folder: "docs", device: "writer")
+        let credential = try await server.provision(folder: "docs", device: "writer")
         let load = ProtocolLoad(client: server.client(credential: credential), folder: "docs")
         let seed: UInt64 = 0x5eed_0c0
         var rng = SplitMix64(seed: seed)
@@ -29,7 +29,7 @@ struct CompactionCrashTests {
             // Two packs (each start begins one) of which four files in five are deleted.
             for part in 0..<2 {
                 if part == 1 {
-                    server.stop()
+                    await server.stop()
                     try await server.start()
                 }
                 let files = try await load.push(
@@ -38,23 +38,23 @@ struct CompactionCrashTests {
                 try await load.delete(files.filter { kept[$0.key] == nil })
                 live.merge(kept) { _, new in new }
             }
-            server.stop()
+            await server.stop()
             let occurrence = point == "gc-after-drop" ? 1 : rng.int(in: 1...2)
             let armed = "\(point)@\(occurrence)"
             try await server.start(
                 environment: StorageGCTests.later.merging(["SYNC_SERVER_CRASH_POINT": armed]) { _, new in new }, waitUntilHealthy: false)
             let signal = try await server.waitForExit(timeout: .seconds(60))
             #expect(signal == SIGKILL, "round \(round): \(armed) never reached (seed \(seed)); log tail:\n\(server.log.suffix(2000))")
-            let atTheKill = try server.admin(["storage", "check"])
+            let atTheKill = try await server.admin(["storage", "check"])
             #expect(atTheKill.hasPrefix("storage check: ok"), "round \(round), killed at \(armed): \(atTheKill)")
             try await server.start()
             try await load.expectReadable(live)
-            let restarted = try server.admin(["storage", "check"])
+            let restarted = try await server.admin(["storage", "check"])
             #expect(restarted.hasPrefix("storage check: ok"), "round \(round), restarted after \(armed): \(restarted)")
         }
 
         // One round to its end, then a device syncs the folder down.
-        server.stop()
+        await server.stop()
         try await server.start(environment: StorageGCTests.later)
         let liveBytes = StorageGCTests.liveBytes(live)
         try await eventually("the packs shrink to the live data", timeout: .seconds(60)) {

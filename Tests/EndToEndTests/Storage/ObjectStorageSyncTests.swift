@@ -31,27 +31,27 @@ struct ObjectStorageSyncTests {
         #expect(try devices.server.localPackBytes() == 0, "no pack stays in the data directory")
 
         // The server restarts on the bucket and goes on serving; beta's edit reaches alpha.
-        devices.server.stop()
+        await devices.server.stop()
         try await devices.server.start()
         try writeFile(b + "/after-restart.txt", "written on beta")
         try await devices.waitForBoth(try localTree(b), timeout: .seconds(60))
-        let check = try devices.server.admin(["storage", "check"])
+        let check = try await devices.server.admin(["storage", "check"])
         #expect(check.hasPrefix("storage check: ok: "), "\(check)")
 
         // Deleting the notes and letting retention pass shrinks the bucket to the live data.
         try FileManager.default.removeItem(atPath: a + "/notes")
         // 151 deletes are a delete wave: held until approved.
         try await eventually("alpha holds the delete wave") { try await devices.a.status()?.state == .waitingForApproval }
-        #expect(try devices.a.syncctl("approve-deletes", "docs").status == 0)
+        #expect(try await devices.a.syncctl("approve-deletes", "docs").status == 0)
         try await devices.waitForBoth(try localTree(a), timeout: .seconds(60))
-        devices.server.stop()
-        let gc = try devices.server.admin(["storage", "gc"], environment: Self.later)
+        await devices.server.stop()
+        let gc = try await devices.server.admin(["storage", "gc"], environment: Self.later)
         #expect(gc.contains("dropped 150 unreferenced chunk(s)"), "\(gc)")
         let after = try await bucket.packs(prefix: "team")
         let live = Int64((3 << 20) + "written on beta".utf8.count)
         #expect(Double(after.bytes) <= 1.2 * Double(live), "bucket \(stored.bytes) -> \(after.bytes) bytes for \(live) live")
         try await devices.server.start()
-        #expect(try devices.server.admin(["storage", "check"]).hasPrefix("storage check: ok: "))
+        #expect(try await devices.server.admin(["storage", "check"]).hasPrefix("storage check: ok: "))
         try writeFile(a + "/last.txt", "after gc")
         try await devices.waitForBoth(try localTree(a), timeout: .seconds(60))
     }
@@ -68,7 +68,7 @@ struct ObjectStorageSyncTests {
             access_key_id = "k"
             secret_access_key = "s"
             """)
-        let run = try Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", server.configPath], timeout: 30)
+        let run = try await Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", server.configPath], timeout: 30)
         #expect(run.status == 1)
         #expect(run.err.contains("cannot check the packs in s3://no-such-bucket/x/"), "\(run.err)")
         #expect(run.err.contains("404 NoSuchBucket"), "\(run.err)")

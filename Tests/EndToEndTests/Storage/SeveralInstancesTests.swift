@@ -17,7 +17,7 @@ struct SeveralInstancesTests {
     @Test func twoInstancesOnOneDatabaseAndBucketServeOneFolder() async throws {
         let moto = try await MotoServer.start()
         let bucket = try await TestBucket.create(on: moto, label: "instances")
-        let database = try PostgresServer.shared().database("instances") + "?sslmode=disable"
+        let database = try await PostgresServer.shared().database("instances") + "?sslmode=disable"
         let tmp = try TemporaryDirectory("several-instances")
         defer { tmp.remove() }
         let storage = "metadata = \"\(database)\"\n" + bucket.storageConfig(prefix: "team")
@@ -27,13 +27,13 @@ struct SeveralInstancesTests {
             try server.writeConfig(storage: storage)
             server.postgresURL = database
         }
-        let migrated = try one.admin(["migrate"])
+        let migrated = try await one.admin(["migrate"])
         #expect(migrated.hasPrefix("postgres://syncd@127.0.0.1:") && migrated.contains("p1-initial") && migrated.contains("p4-access-tokens"), "\(migrated)")
         try await one.start()
         try await two.start()
         defer { one.stop(); two.stop() }
-        let credA = try one.provision(folder: "docs", device: "alpha")
-        let credB = try two.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+        let credA = try await one.provision(folder: "docs", device: "alpha")
+        let credB = try await two.admin(["device", "add", "--name", "beta", "--folder", "docs"])
 
         // A token issued by instance one is accepted by instance two.
         let token = try await Self.token(from: one.url, credential: credA)
@@ -59,7 +59,7 @@ struct SeveralInstancesTests {
         // Instance one dies mid-traffic; two keeps serving beta; one comes back and alpha catches up.
         try FileManager.default.createDirectory(atPath: b.path("during"), withIntermediateDirectories: true)
         for n in 0..<20 { try writeFile(b.path("during/d\(n).txt"), "beta \(n)") }
-        one.kill9()
+        await one.kill9()
         for n in 20..<30 { try writeFile(b.path("during/d\(n).txt"), "beta \(n)") }
         let onTwo = two.client(credential: credB)
         try await eventually("instance two holds beta's 30 files", timeout: .seconds(60)) {
@@ -67,18 +67,18 @@ struct SeveralInstancesTests {
         }
         try await one.start()
         try await Self.waitForBoth(a, b, timeout: .seconds(60))
-        #expect(try one.admin(["storage", "check"]).hasPrefix("storage check: ok: "))
+        #expect(try await one.admin(["storage", "check"]).hasPrefix("storage check: ok: "))
         // Every revision either instance gave is in the history once: 1…head, no gap, no repeat.
-        let head = try #require(Int64(try two.sql("SELECT rev FROM folders WHERE id = 'docs'").first?.first ?? ""))
-        let revisions = try two.sql("SELECT rev FROM versions WHERE folder_id = 'docs' ORDER BY rev").compactMap { Int64($0[0]) }
+        let head = try await #require(Int64(try two.sql("SELECT rev FROM folders WHERE id = 'docs'").first?.first ?? ""))
+        let revisions = try await two.sql("SELECT rev FROM versions WHERE folder_id = 'docs' ORDER BY rev").compactMap { Int64($0[0]) }
         #expect(revisions == Array(1...head), "head \(head), \(revisions.count) versions")
 
         // A server keeping its packs anywhere else is refused: it would take those rows for lost.
         let elsewhere = try ServerProcess(dir: try tmp.sub("elsewhere"), pinnedMetadata: true)
         try elsewhere.writeConfig(storage: "metadata = \"\(database)\"\n" + bucket.storageConfig(prefix: "other"))
-        let refused = try Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", elsewhere.configPath], timeout: 30)
+        let refused = try await Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", elsewhere.configPath], timeout: 30)
         #expect(refused.status == 1 && refused.err.contains("this database's packs are in s3://"), "\(refused.err)")
-        #expect(try two.sql("SELECT count(*) FROM chunk_index").first?.first != "0", "nothing of the index was dropped")
+        #expect(try await two.sql("SELECT count(*) FROM chunk_index").first?.first != "0", "nothing of the index was dropped")
     }
 
     /// A start leaves alone pack objects no row names (another instance may be uploading them);
@@ -86,35 +86,35 @@ struct SeveralInstancesTests {
     @Test func leftoverObjectsInASharedBucketGoOnceTheyAreADayOld() async throws {
         let moto = try await MotoServer.start()
         let bucket = try await TestBucket.create(on: moto, label: "leftovers")
-        let database = try PostgresServer.shared().database("leftovers") + "?sslmode=disable"
+        let database = try await PostgresServer.shared().database("leftovers") + "?sslmode=disable"
         let tmp = try TemporaryDirectory("leftover-objects")
         defer { tmp.remove() }
         let server = try ServerProcess(dir: try tmp.sub("one"), pinnedMetadata: true)
         try server.writeConfig(storage: "metadata = \"\(database)\"\n" + bucket.storageConfig(prefix: "team"))
         server.postgresURL = database
-        let credential = try server.provision(folder: "docs", device: "writer")
+        let credential = try await server.provision(folder: "docs", device: "writer")
         try await server.start()
         let files = try await ProtocolLoad(client: server.client(credential: credential), folder: "docs")
             .push(prefix: "p", count: 50, size: 4096, seed: 0x1e)
-        server.stop()
+        await server.stop()
         let live = try await bucket.packs(prefix: "team")
         // What an upload killed between its put and its index rows leaves.
         let leftover = "team/packs/00000000fffffff0.pack"
         try await bucket.client.put(key: leftover, bytes: pseudoRandomBytes(count: 5000, seed: 3))
 
         try await server.start()
-        server.stop()
-        let fresh = try server.admin(["storage", "gc"])
+        await server.stop()
+        let fresh = try await server.admin(["storage", "gc"])
         #expect(!fresh.contains("leftover"), "\(fresh)")
         #expect(try await bucket.client.size(key: leftover) == 5000, "a fresh one may be an upload in flight: kept")
 
         // Moving the retention clock ahead does not age it (an upload in flight must not look old).
-        let offset = try server.admin(["storage", "gc"], environment: ["SYNC_SERVER_NOW_OFFSET": "\(2 * 86_400)"])
+        let offset = try await server.admin(["storage", "gc"], environment: ["SYNC_SERVER_NOW_OFFSET": "\(2 * 86_400)"])
         #expect(!offset.contains("leftover"), "\(offset)")
         // Older than the grace period (shortened to 1 s here) by the real clock: deleted.
         var later = ""
         try await eventually("a round deletes the leftover once it is older than the grace period", timeout: .seconds(30), poll: .seconds(1)) {
-            later = try server.admin(["storage", "gc"], environment: ["SYNC_SERVER_LEFTOVER_GRACE": "1"])
+            later = try await server.admin(["storage", "gc"], environment: ["SYNC_SERVER_LEFTOVER_GRACE": "1"])
             return later.contains("deleted 1 leftover pack object(s) no row named")
         }
         #expect(try await bucket.client.size(key: leftover) == nil)
@@ -122,7 +122,7 @@ struct SeveralInstancesTests {
         try await server.start()
         defer { server.stop() }
         try await ProtocolLoad(client: server.client(credential: credential), folder: "docs").expectReadable(files)
-        #expect(try server.admin(["storage", "check"]).hasPrefix("storage check: ok: 50 chunk(s)"))
+        #expect(try await server.admin(["storage", "check"]).hasPrefix("storage check: ok: 50 chunk(s)"))
     }
 
     static func waitForBoth(_ a: DaemonProcess, _ b: DaemonProcess, timeout: Duration) async throws {

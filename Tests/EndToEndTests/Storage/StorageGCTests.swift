@@ -15,7 +15,7 @@ struct StorageGCTests {
     /// A server holding 2,000 files of 4 KiB of which 1,800 were deleted; the 200 left.
     static func fill(_ tmp: TemporaryDirectory) async throws -> (ServerProcess, ProtocolLoad, [String: ProtocolLoad.File]) {
         let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credential = try server.provision(folder: "docs", device: "writer")
+        let credential = try await server.provision(folder: "docs", device: "writer")
         try await server.start()
         let load = ProtocolLoad(client: server.client(credential: credential), folder: "docs")
         let files = try await load.push(prefix: "d", count: 2_000, size: 4096, seed: 0x6c)
@@ -33,19 +33,19 @@ struct StorageGCTests {
         defer { server.stop() }
         #expect(live.count == 200)
         let sync = try Binaries.path("sync-server")
-        let refused = try Child.capture(sync, ["storage", "gc", "--config", server.configPath], environment: Self.later)
+        let refused = try await Child.capture(sync, ["storage", "gc", "--config", server.configPath], environment: Self.later)
         #expect(refused.status == 1)
         #expect(refused.err.contains("is in use by another sync-server process (pid"), "\(refused.err)")
-        let second = try Child.capture(sync, ["serve", "--config", server.configPath])
+        let second = try await Child.capture(sync, ["serve", "--config", server.configPath])
         #expect(second.status == 1)
         #expect(second.err.contains("is in use by another sync-server process (pid"), "\(second.err)")
 
-        server.stop()
+        await server.stop()
         let before = try await server.packBytes()
         #expect(before > Self.liveBytes(live), "the packs are where the server keeps them (the S3 pass: the bucket)")
         if server.sharedPrefix != nil { #expect(try server.localPackBytes() == 0) }
         let started = ContinuousClock.now
-        let out = try server.admin(["storage", "gc"], environment: Self.later)
+        let out = try await server.admin(["storage", "gc"], environment: Self.later)
         let took = ContinuousClock.now - started
         #expect(out.hasPrefix("storage gc: pruned 1800 old version(s); dropped 1800 unreferenced chunk(s) (7.0 MiB)"), "\(out)")
         let after = try await server.packBytes()
@@ -55,7 +55,7 @@ struct StorageGCTests {
         // The server starts on what gc left (it refuses nothing), everything live reads back,
         // and a client still syncs.
         try await server.start()
-        #expect(try server.admin(["storage", "check"]).hasPrefix("storage check: ok: 200 chunk(s)"))
+        #expect(try await server.admin(["storage", "check"]).hasPrefix("storage check: ok: 200 chunk(s)"))
         try await load.expectReadable(live)
         let more = try await load.push(prefix: "after", count: 3, size: 5000, seed: 0x6d)
         try await load.expectReadable(more)
@@ -67,7 +67,7 @@ struct StorageGCTests {
         defer { tmp.remove() }
         let (server, load, live) = try await Self.fill(tmp)
         defer { server.stop() }
-        server.stop()
+        await server.stop()
         try await server.start(environment: Self.later)
         try await eventually("the packs shrink to the live data", timeout: .seconds(60)) {
             Double(try await server.packBytes()) <= 1.2 * Double(Self.liveBytes(live))

@@ -107,9 +107,18 @@ final class DaemonProcess: @unchecked Sendable {
         if process?.end(hard: false) == true { process = nil }
     }
 
+    /// `kill9()` and `stop()` from async code (holding no thread while it ends).
+    func kill9() async {
+        if await process?.end(hard: true) == true { process = nil }
+    }
+
+    func stop() async {
+        if await process?.end(hard: false) == true { process = nil }
+    }
+
     /// Runs the real `syncctl` against this daemon: (exit status, stdout, stderr).
-    func syncctl(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
-        try Child.capture(try Binaries.path("syncctl"), ["--socket", socketPath] + arguments)
+    func syncctl(_ arguments: String...) async throws -> (status: Int32, out: String, err: String) {
+        try await Child.capture(try Binaries.path("syncctl"), ["--socket", socketPath] + arguments)
     }
 
     /// Waits until the folder is idle; on timeout the error shows the last status and the log tail.

@@ -17,7 +17,7 @@ struct Rig {
     static func start(_ label: String, extraFolderConfig: String = "", startDaemon: Bool = true) async throws -> Rig {
         let tmp = try TemporaryDirectory(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credential = try server.provision(folder: "docs", device: "laptop")
+        let credential = try await server.provision(folder: "docs", device: "laptop")
         try await server.start()
         let daemon = try DaemonProcess(
             dir: try tmp.sub("device"), folderID: "docs", serverURL: server.url, credential: credential,
@@ -31,7 +31,7 @@ struct Rig {
     static func startBehindProxy(_ label: String) async throws -> (Rig, FaultProxy) {
         let tmp = try TemporaryDirectory(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credential = try server.provision(folder: "docs", device: "laptop")
+        let credential = try await server.provision(folder: "docs", device: "laptop")
         try await server.start()
         let proxy = try FaultProxy(upstreamPort: server.port)
         let daemon = try DaemonProcess(dir: try tmp.sub("device"), folderID: "docs", serverURL: proxy.url, credential: credential)
@@ -41,7 +41,7 @@ struct Rig {
             try await daemon.waitUntilIdle()
         } catch {
             proxy.stop()
-            rig.stop()
+            await rig.stop()
             throw error
         }
         return (rig, proxy)
@@ -50,6 +50,13 @@ struct Rig {
     func stop() {
         daemon.stop()
         server.stop()
+        tmp.remove()
+    }
+
+    /// `stop()` from async code (holding no thread while the processes end).
+    func stop() async {
+        await daemon.stop()
+        await server.stop()
         tmp.remove()
     }
 

@@ -72,8 +72,24 @@ final class ServerProcess: @unchecked Sendable {
     private let pinnedMetadata: Bool
     private func metadataLine() throws -> String {
         guard ProcessInfo.processInfo.environment["SYNCD_TEST_SERVER_METADATA"] == "postgres", !pinnedMetadata else { return "" }
-        if postgresURL == nil { postgresURL = try PostgresServer.shared().database("server") + "?sslmode=disable" }
+        if postgresURL == nil {
+            let name = PostgresServer.databaseName("server")
+            postgresURL = try PostgresServer.shared().url(database: name) + "?sslmode=disable"
+            uncreatedDatabase = name
+        }
         return "metadata = \"\(postgresURL ?? "")\""
+    }
+
+    /// The database named in the config and not created yet: made before the first run of
+    /// `sync-server` (`admin` or `start`), from async code, so that a server's setup holds no
+    /// thread of the test process while `createdb` runs.
+    private var uncreatedDatabase: String?
+
+    /// Creates the metadata database the config names, if it is not there yet.
+    func createDatabase() async throws {
+        guard let name = uncreatedDatabase else { return }
+        try await PostgresServer.shared().create(database: name)
+        uncreatedDatabase = nil
     }
 
     deinit {
@@ -82,22 +98,24 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Runs an admin verb and returns its stdout.
     @discardableResult
-    func admin(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
-        let result = try Child.capture(try Binaries.path("sync-server"), arguments + ["--config", configPath], environment: environment)
+    func admin(_ arguments: [String], environment: [String: String] = [:]) async throws -> String {
+        try await createDatabase()
+        let result = try await Child.capture(try Binaries.path("sync-server"), arguments + ["--config", configPath], environment: environment)
         guard result.status == 0 else { throw TestFailure("sync-server \(arguments) failed: \(result.err)") }
         return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Creates a folder and a device for it; returns the device credential.
-    func provision(folder: String, device: String) throws -> String {
-        try admin(["folder", "add", folder])
-        return try admin(["device", "add", "--name", device, "--folder", folder])
+    func provision(folder: String, device: String) async throws -> String {
+        try await admin(["folder", "add", folder])
+        return try await admin(["device", "add", "--name", device, "--folder", folder])
     }
 
     /// `environment`: extra variables (a crash point, a clock offset: see `ServerCrashPoint`
     /// and `ServerClock` in SyncServerKit). `waitUntilHealthy` false returns once it is launched.
     func start(environment: [String: String] = [:], waitUntilHealthy: Bool = true) async throws {
         // The log starts empty at each start.
+        try await createDatabase()
         guard FileManager.default.createFile(atPath: dir + "/server.log", contents: nil) else {
             throw TestFailure("cannot create \(dir)/server.log")
         }
@@ -182,6 +200,15 @@ final class ServerProcess: @unchecked Sendable {
 
     func stop() {
         if process?.end(hard: false) == true { process = nil }
+    }
+
+    /// `kill9()` and `stop()` from async code (holding no thread while it ends).
+    func kill9() async {
+        if await process?.end(hard: true) == true { process = nil }
+    }
+
+    func stop() async {
+        if await process?.end(hard: false) == true { process = nil }
     }
 
     var log: String { (try? String(contentsOfFile: dir + "/server.log", encoding: .utf8)) ?? "" }

@@ -20,8 +20,8 @@ struct TwoDevices {
         let tmp = try TemporaryDirectory(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
         try prepare(server)
-        let credA = try server.provision(folder: "docs", device: "alpha")
-        let credB = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+        let credA = try await server.provision(folder: "docs", device: "alpha")
+        let credB = try await server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
         try await server.start()
         let a = try DaemonProcess(
             dir: try tmp.sub("alpha"), folderID: "docs", serverURL: server.url, credential: credA,
@@ -40,8 +40,8 @@ struct TwoDevices {
     static func startBehindProxy(_ label: String, throughProxy: Set<String>) async throws -> (TwoDevices, FaultProxy) {
         let tmp = try TemporaryDirectory(label)
         let server = try ServerProcess(dir: try tmp.sub("server"))
-        let credA = try server.provision(folder: "docs", device: "alpha")
-        let credB = try server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
+        let credA = try await server.provision(folder: "docs", device: "alpha")
+        let credB = try await server.admin(["device", "add", "--name", "beta", "--folder", "docs"])
         try await server.start()
         let proxy = try FaultProxy(upstreamPort: server.port)
         func url(_ name: String) -> String { throughProxy.contains(name) ? proxy.url : server.url }
@@ -56,6 +56,14 @@ struct TwoDevices {
         a.stop()
         b.stop()
         server.stop()
+        tmp.remove()
+    }
+
+    /// `stop()` from async code (holding no thread while the processes end).
+    func stop() async {
+        await a.stop()
+        await b.stop()
+        await server.stop()
         tmp.remove()
     }
 

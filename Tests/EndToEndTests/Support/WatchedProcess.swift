@@ -43,7 +43,7 @@ final class WatchedProcess: Sendable {
         do {
             try await eventually("the process ends", timeout: timeout) { !self.process.isRunning }
         } catch {
-            _ = process.end(hard: true)
+            _ = await process.end(hard: true)
             throw TestFailure("\(error)\n--- stdout tail:\n\(output.suffix(2000))\n--- stderr:\n\(errorOutput.suffix(2000))")
         }
         return process.terminationStatus

@@ -18,7 +18,7 @@ struct PostgresCommitLockTests {
     /// wait, and the retry applied the change again.
     @Test func aRetryThatWaitedForTheLockGetsTheFirstReply() async throws {
         let server = try PostgresServer.shared()
-        let url = try server.database("lockwait") + "?sslmode=disable"
+        let url = try await server.database("lockwait") + "?sslmode=disable"
         let logger = { var logger = Logger(label: "test.lock"); logger.logLevel = .warning; return logger }()
         let store = try await PostgresMetadataStore.open(try PostgresLocation(url: url), logger: logger)
         do {

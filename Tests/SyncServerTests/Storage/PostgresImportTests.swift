@@ -52,7 +52,7 @@ struct PostgresImportTests {
         let tmp = try TemporaryDirectory("import")
         defer { tmp.remove() }
         let source = try await Self.filledStore(tmp.path + "/metadata.sqlite")
-        let location = try PostgresLocation(url: try PostgresServer.shared().database("import") + "?sslmode=disable")
+        let location = try await PostgresLocation(url: try PostgresServer.shared().database("import") + "?sslmode=disable")
         let target = try await PostgresMetadataStore.open(location, logger: Self.logger)
         do {
             // Small batches: every table takes several.
@@ -115,7 +115,7 @@ struct PostgresImportTests {
             try db.execute(sql: "DROP TRIGGER devices_unique_name_insert")
             try db.execute(sql: "INSERT INTO devices (id, name, secret_hash, created_at) VALUES ('dev-2', 'laptop', 'h', 0)")
         }
-        let location = try PostgresLocation(url: try PostgresServer.shared().database("import") + "?sslmode=disable")
+        let location = try await PostgresLocation(url: try PostgresServer.shared().database("import") + "?sslmode=disable")
         let target = try await PostgresMetadataStore.open(location, logger: Self.logger)
         defer { Task { await target.shutdown() } }
         do {

@@ -58,7 +58,7 @@ struct PostgresStartTests {
     /// (not a pool retrying forever).
     @Test func aWrongPasswordOrNoServerIsASentence() async throws {
         let server = try PostgresServer.shared()
-        var wrong = try PostgresLocation(url: try server.database("wrong") + "?sslmode=disable", environment: [:])
+        var wrong = try await PostgresLocation(url: try server.database("wrong") + "?sslmode=disable", environment: [:])
         wrong.password = "not-the-password"
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let started = ContinuousClock.now
@@ -87,7 +87,7 @@ struct PostgresStartTests {
         let tmp = try TemporaryDirectory("pg-tls")
         defer { tmp.remove() }
         let other = try TestCertificates(dir: tmp.path)
-        let url = try server.database("tls")
+        let url = try await server.database("tls")
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         func opens(_ query: String) async -> String? {
             do {

@@ -24,7 +24,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             try await body(stores)
         case .postgres:
             let server = try PostgresServer.shared()
-            let location = try PostgresLocation(url: try server.database("metadata") + "?sslmode=disable")
+            let location = try await PostgresLocation(url: try server.database("metadata") + "?sslmode=disable")
             var stores: [PostgresMetadataStore] = []
             do {
                 for _ in 0..<instances {
