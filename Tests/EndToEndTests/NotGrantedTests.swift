@@ -67,12 +67,19 @@ struct NotGrantedTests {
         // Refused a few times, until the next ask is at least 20 s away (5 s, 10, 20… apart, up
         // to half taken off): time for a loaded machine to run the grant and syncctl.
         var nextAsk = Date.distantPast
-        try await eventually("the next ask is at least 20 s away", timeout: .seconds(180), poll: .milliseconds(500)) {
-            let folder = try await daemon.control.status().folders.first { $0.id == "shared" }
-            let shown = folder?.errors.first { $0.code == "not_granted" }
-            guard let text = shown?.retryAt, (folder?.pendingUploads ?? 0) > 0 else { return false }
-            nextAsk = try Date(text, strategy: .iso8601)
-            return nextAsk.timeIntervalSinceNow >= 20
+        var seen: [String] = []
+        do {
+            try await eventually("the next ask is at least 20 s away", timeout: .seconds(180), poll: .milliseconds(500)) {
+                let folder = try await daemon.control.status().folders.first { $0.id == "shared" }
+                let shown = folder?.errors.first { $0.code == "not_granted" }
+                let look = "pending up \(folder?.pendingUploads ?? -1), errors \(folder?.errors.map { "\($0.code ?? "-") \($0.retryAt ?? "-")" } ?? [])"
+                if seen.last != look { seen.append(look) }
+                guard let text = shown?.retryAt, (folder?.pendingUploads ?? 0) > 0 else { return false }
+                nextAsk = try Date(text, strategy: .iso8601)
+                return nextAsk.timeIntervalSinceNow >= 20
+            }
+        } catch {
+            throw TestFailure("\(error)\nstatus seen (now \(Date())):\n\(seen.suffix(20).joined(separator: "\n"))\n--- syncd log tail:\n\(daemon.log.suffix(2500))")
         }
         #expect(try await server.admin(["folder", "grant", "shared", "--device", "alpha"]).isEmpty)
 

@@ -68,6 +68,7 @@ struct ObjectStorageSyncTests {
             access_key_id = "k"
             secret_access_key = "s"
             """)
+        try await server.createDatabase()
         let run = try await Child.runToExit(try Binaries.path("sync-server"), ["serve", "--config", server.configPath], timeout: 30)
         #expect(run.status == 1)
         #expect(run.err.contains("cannot check the packs in s3://no-such-bucket/x/"), "\(run.err)")
