@@ -58,6 +58,20 @@ struct SafetyTests {
         }
     }
 
+    /// A directory moved out of the folder and made again, empty, at its path while its
+    /// delete waits: what was in it comes back into the new one (its held op, on disk again,
+    /// is let go; before, nothing came back, and its push then journaled the deletes of
+    /// everything that had been in it).
+    @Test func aRejectedMoveOutLeavesTheDirectoryMadeAgainAndFillsIt() async throws {
+        try await rejectedWaveBringsBack(
+            "wave-reject-remade", says: "rejected 0 deletes in: docs; bringing back 32 paths",
+            takeAway: { rig in try FileManager.default.moveItem(atPath: rig.a.path("sub"), toPath: try rig.tmp.sub("elsewhere") + "/sub") },
+            meanwhile: { rig in
+                try FileManager.default.createDirectory(atPath: rig.a.path("sub"), withIntermediateDirectories: true)
+                return [:]
+            })
+    }
+
     /// A file made again by hand where a held delete is: `reject-deletes` brings the rest back
     /// and leaves it as it is, to go up as what it holds (the server's old version brought
     /// back over it made the new file a conflict copy).

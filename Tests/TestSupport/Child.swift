@@ -115,6 +115,10 @@ public final class Child: Sendable {
     /// Waits until the child has ended, at most `timeout`; false if it still ran then. It
     /// holds the calling thread: from async code use the async overload, which does not.
     public func waitForExit(within timeout: Duration) -> Bool {
+        blockUntilExit(within: timeout)
+    }
+
+    private func blockUntilExit(within timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while isRunning {
             guard ContinuousClock.now < deadline else { return false }
@@ -127,7 +131,9 @@ public final class Child: Sendable {
     /// holding one of the test process's cooperative threads (there are as many as cores: an
     /// end-to-end pass whose tests each held one while a child ran starved every other test,
     /// whose in-process daemons then took over a minute to send a few bytes). False if it
-    /// still ran then, or if the waiting task was cancelled first.
+    /// still ran then. A cancelled task (a test past its time limit) waits out the rest
+    /// holding its thread, as the sync one does: giving up at once would report a child
+    /// that did not end in time when it had no time at all.
     public func waitForExit(within timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while isRunning {
@@ -135,7 +141,7 @@ public final class Child: Sendable {
             do {
                 try await Task.sleep(for: .milliseconds(5))
             } catch {
-                return !isRunning
+                return blockUntilExit(within: deadline - ContinuousClock.now)
             }
         }
         return true
@@ -169,19 +175,24 @@ public final class OutputReader: Sendable {
     /// Everything, once the pipe's writers are gone (the child ended); what was read within
     /// 5 s when a process it started still holds the pipe open.
     public func finished() -> String {
+        blockUntilFinished()
+    }
+
+    private func blockUntilFinished() -> String {
         let deadline = ContinuousClock.now + .seconds(5)
         while !done.withLock({ $0 }) && ContinuousClock.now < deadline { usleep(1_000) }
         return text
     }
 
-    /// `finished()`, sleeping between looks rather than holding the calling thread.
+    /// `finished()`, sleeping between looks rather than holding the calling thread (and, in a
+    /// cancelled task, holding it).
     public func finished() async -> String {
         let deadline = ContinuousClock.now + .seconds(5)
         while !done.withLock({ $0 }) && ContinuousClock.now < deadline {
             do {
                 try await Task.sleep(for: .milliseconds(1))
             } catch {
-                break
+                return blockUntilFinished()
             }
         }
         return text

@@ -28,8 +28,10 @@ extension FolderEngine {
             if case .missing = folder.lstat(path) { held.append(path) } else { back.append(path) }
         }
         var outcome = (rejected: 0, restored: 0)
-        if !held.isEmpty {
-            let current = try await currentEntries(held + goneBelow(held))
+        // (Below a directory made again, too: moved out of the folder, only its own op was held.)
+        let gone = try goneBelow(held, remade: back)
+        if !held.isEmpty || !gone.isEmpty {
+            let current = try await currentEntries(held + gone)
             // Parents before what is in them.
             let restoring = current.sorted {
                 ($0.path.split(separator: "/").count, $0.path) < ($1.path.split(separator: "/").count, $1.path)
@@ -52,15 +54,23 @@ extension FolderEngine {
         return outcome
     }
 
-    /// The synced entries below the held paths that are not held themselves and are not on
-    /// disk: a directory moved out of the folder holds only its own op (no event names what
-    /// was in it), and what was in it comes back with it. (Deleted one by one, each has a
-    /// held op of its own.) Left out: a path with a change of this device on its way (an op
-    /// of its own, or a move from it) or a download landing there: those decide it.
-    private func goneBelow(_ held: [String]) throws -> [String] {
+    /// The synced entries below the held paths (those missing, `held`, and those on disk
+    /// again, `remade`) that are not held themselves and are not on disk: a directory moved
+    /// out of the folder holds only its own op (no event names what was in it), and what was
+    /// in it comes back with it, also into a directory made again at its path. (Deleted one
+    /// by one, each has a held op of its own.) Left out: a path with a change of this device
+    /// on its way (an op of its own, or a move from it) or a download landing there: those
+    /// decide it; and what was below a path made again as something else than a directory
+    /// (that goes up as what it is now).
+    private func goneBelow(_ held: [String], remade: [String]) throws -> [String] {
         let heldPaths = Set(held)
+        let directories = remade.filter { path in
+            guard case .found(let stat) = folder.lstat(path) else { return false }
+            return stat.kind == .directory
+        }
         // Below the topmost held paths only (in an `rm -r` wave, everything below is held too).
-        let topmost = held.filter { !RelativePath.ancestors(of: $0).contains(where: heldPaths.contains) }
+        let all = Set(held + directories)
+        let topmost = all.filter { !RelativePath.ancestors(of: $0).contains(where: all.contains) }.sorted()
         var gone = Set<String>()
         for (path, live) in try index.base.live(folder: id, under: topmost) {
             for entry in live where entry.path != path && !heldPaths.contains(entry.path) {
