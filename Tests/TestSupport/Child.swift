@@ -115,36 +115,16 @@ public final class Child: Sendable {
     /// Waits until the child has ended, at most `timeout`; false if it still ran then. It
     /// holds the calling thread: from async code use the async overload, which does not.
     public func waitForExit(within timeout: Duration) -> Bool {
-        blockUntilExit(within: timeout)
-    }
-
-    private func blockUntilExit(within timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while isRunning {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(5_000)
-        }
-        return true
+        pollHoldingThread(until: ContinuousClock.now + timeout, every: .milliseconds(5)) { !isRunning }
     }
 
     /// Waits until the child has ended, at most `timeout`, sleeping between looks instead of
     /// holding one of the test process's cooperative threads (there are as many as cores: an
     /// end-to-end pass whose tests each held one while a child ran starved every other test,
     /// whose in-process daemons then took over a minute to send a few bytes). False if it
-    /// still ran then. A cancelled task (a test past its time limit) waits out the rest
-    /// holding its thread, as the sync one does: giving up at once would report a child
-    /// that did not end in time when it had no time at all.
+    /// still ran then.
     public func waitForExit(within timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while isRunning {
-            guard ContinuousClock.now < deadline else { return false }
-            do {
-                try await Task.sleep(for: .milliseconds(5))
-            } catch {
-                return blockUntilExit(within: deadline - ContinuousClock.now)
-            }
-        }
-        return true
+        await poll(until: ContinuousClock.now + timeout, every: .milliseconds(5)) { !isRunning }
     }
 }
 
@@ -175,26 +155,38 @@ public final class OutputReader: Sendable {
     /// Everything, once the pipe's writers are gone (the child ended); what was read within
     /// 5 s when a process it started still holds the pipe open.
     public func finished() -> String {
-        blockUntilFinished()
-    }
-
-    private func blockUntilFinished() -> String {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !done.withLock({ $0 }) && ContinuousClock.now < deadline { usleep(1_000) }
+        _ = pollHoldingThread(until: ContinuousClock.now + .seconds(5), every: .milliseconds(1)) { done.withLock { $0 } }
         return text
     }
 
-    /// `finished()`, sleeping between looks rather than holding the calling thread (and, in a
-    /// cancelled task, holding it).
+    /// `finished()`, sleeping between looks rather than holding the calling thread.
     public func finished() async -> String {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !done.withLock({ $0 }) && ContinuousClock.now < deadline {
-            do {
-                try await Task.sleep(for: .milliseconds(1))
-            } catch {
-                return blockUntilFinished()
-            }
-        }
+        _ = await poll(until: ContinuousClock.now + .seconds(5), every: .milliseconds(1)) { done.withLock { $0 } }
         return text
     }
+}
+
+/// Looks at `done` every `interval` until it holds or `deadline` passes (whether it held),
+/// holding the calling thread: for code that cannot await (`defer`, a proxy's own thread).
+func pollHoldingThread(until deadline: ContinuousClock.Instant, every interval: Duration, _ done: () -> Bool) -> Bool {
+    while !done() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(useconds_t(interval / .microseconds(1)))
+    }
+    return true
+}
+
+/// `pollHoldingThread`, sleeping between looks. A cancelled task (a test past its time
+/// limit) holds its thread for the rest instead: giving up at once would report a child
+/// that did not end in time when it had no time at all.
+func poll(until deadline: ContinuousClock.Instant, every interval: Duration, _ done: () -> Bool) async -> Bool {
+    while !done() {
+        guard ContinuousClock.now < deadline else { return false }
+        do {
+            try await Task.sleep(for: interval)
+        } catch {
+            return pollHoldingThread(until: deadline, every: interval, done)
+        }
+    }
+    return true
 }
