@@ -3,7 +3,9 @@
 # (10 per test run) and appends every failing seed to a file for replay with
 # SYNCD_CONVERGENCE_SEEDS=<seed> (or, with SOAK_KILLS=1, the variant that kills the
 # daemons with SIGKILL, replayed with SYNCD_KILL_SEEDS=<seed>). Not part of CI (CI runs
-# the fixed seeds and a few fresh ones).
+# the fixed seeds only: ConvergenceSeeds). SOAK_BUSY=K keeps K more busy loops on the CPU
+# meanwhile (CI's machine is loaded: a workload there runs 2-3 times slower, and races show
+# that do not show on a quiet machine).
 #
 #   scripts/soak.sh [N=100] [FILE=soak-failures.txt]     e.g. scripts/soak.sh 1000 overnight.txt
 #   SOAK_KILLS=1 scripts/soak.sh 200 kills.txt
@@ -14,6 +16,12 @@ total="${1:-100}"
 out="${2:-soak-failures.txt}"
 scripts/install-deps.sh
 swift build --build-tests
+busy=()
+for _ in $(seq 1 "${SOAK_BUSY:-0}"); do
+  sh -c 'while :; do :; done' &
+  busy+=($!)
+done
+trap '[ "${#busy[@]}" -gt 0 ] && kill "${busy[@]}" 2> /dev/null; true' EXIT
 ran=0
 failed=0
 while [ "$ran" -lt "$total" ]; do

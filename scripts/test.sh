@@ -27,7 +27,19 @@ bounded() { scripts/run-bounded.sh "$@"; }
 # together: in-process daemons of the test process then took 30-75 s to send a few bytes,
 # and waits of 30 s timed out; at 16, 10 s at worst, for about a tenth more wall time).
 # Swift Testing's own knob; a version without it runs them all at once, as before.
-end_to_end() { SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 bounded 900 swift test --skip-build --filter EndToEndTests; }
+# A failed pass ends with each convergence failure's digest (the paths that differ, the
+# operations and log lines that name them): a CI log may keep only its tail, and a
+# convergence report is printed minutes before the pass ends.
+end_to_end() {
+  local since
+  since=$(mktemp)
+  if ! SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 bounded 900 swift test --skip-build --filter EndToEndTests; then
+    find "${TMPDIR:-/tmp}" -maxdepth 2 -name digest.txt -newer "$since" -exec cat {} \; 2> /dev/null || true
+    rm -f "$since"
+    return 1
+  fi
+  rm -f "$since"
+}
 bounded 420 swift test --skip-build --skip EndToEndTests
 end_to_end
 # The same end-to-end suites in the scale-out configuration: every server's metadata in

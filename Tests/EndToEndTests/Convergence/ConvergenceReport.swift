@@ -4,10 +4,11 @@ import TestSupport
 /// The failure report: everything needed to understand a seed without running it again.
 extension ConvergenceRun {
     static func report(
-        workload: ConvergenceWorkload, runs: [DeviceRun], snapshot: Snapshot, problems: [String], rig: TwoDevices
+        workload: ConvergenceWorkload, replay: String, runs: [DeviceRun], snapshot: Snapshot, problems: [String],
+        rig: TwoDevices
     ) async -> String {
         var out = ["", "=== CONVERGENCE FAILURE: seed \(workload.seed), \(workload.opsPerDevice) ops per device ==="]
-        out.append("replay: SYNCD_CONVERGENCE_SEEDS=\(workload.seed) SYNCD_CONVERGENCE_OPS=\(workload.opsPerDevice) swift test --skip-build --filter ConvergenceTests")
+        out.append("replay: " + replay)
         out.append("--- problems:")
         out += problems.map { "  " + $0 }
         out.append("--- initial tree (made on alpha): dirs \(workload.initialDirectories)")

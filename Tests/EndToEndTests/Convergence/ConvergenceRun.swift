@@ -11,6 +11,13 @@ struct ConvergenceRun {
     static let quiescenceTimeout: Duration = .seconds(90)
     static let stallTimeout: Duration = .seconds(15)
 
+    /// How to run this seed again (the kill -9 variant reads its own variable).
+    var replay: String {
+        (kills > 0 ? "SYNCD_KILL_SEEDS" : "SYNCD_CONVERGENCE_SEEDS")
+            + "=\(workload.seed) SYNCD_CONVERGENCE_OPS=\(workload.opsPerDevice) swift test --skip-build --filter "
+            + (kills > 0 ? "randomWorkloadConvergesUnderKills" : "'randomWorkloadConverges\\('")
+    }
+
     func run() async throws {
         let rig = try await TwoDevices.start(
             "converge-\(workload.seed)",
@@ -109,15 +116,24 @@ struct ConvergenceRun {
         if !snapshot.errors.isEmpty { print("convergence: note, path errors at quiescence: \(snapshot.errors)") }
         guard problems.isEmpty else {
             keepState = true
-            let report = await Self.report(workload: workload, runs: runs, snapshot: snapshot, problems: problems, rig: rig)
+            let report = await Self.report(
+                workload: workload, replay: replay, runs: runs, snapshot: snapshot, problems: problems, rig: rig)
             print(report)
-            // Also beside the state: a CI log may keep only its tail.
+            // Also beside the state: a CI log may keep only its tail (scripts/test.sh prints
+            // the digests again at the end of a failed pass).
             let reportPath = rig.tmp.path + "/report.txt"
-            do { try writeFile(reportPath, report) } catch { print("convergence: cannot write \(reportPath): \(error)") }
+            let digest = Self.digest(
+                workload: workload, replay: replay, runs: runs, snapshot: snapshot, problems: problems,
+                logs: [("alpha", rig.a.log), ("beta", rig.b.log), ("server", rig.server.log)])
+            do {
+                try writeFile(reportPath, report)
+                try writeFile(rig.tmp.path + "/" + Self.digestName, digest)
+            } catch {
+                print("convergence: cannot write \(reportPath) or its digest: \(error)")
+            }
             Issue.record(Comment(rawValue:
-                "\(summary)\n\(problems.joined(separator: "\n"))\nReplay: SYNCD_CONVERGENCE_SEEDS=\(workload.seed) "
-                    + "SYNCD_CONVERGENCE_OPS=\(workload.opsPerDevice); full report (op log, trees, logs) printed above "
-                    + "and in \(reportPath); state kept in \(rig.tmp.path)"))
+                "\(summary)\n\(problems.joined(separator: "\n"))\nReplay: \(replay); full report (op log, trees, logs) "
+                    + "printed above and in \(reportPath); state kept in \(rig.tmp.path)\n\(digest)"))
             return
         }
     }

@@ -6,13 +6,13 @@ import Testing
 /// then, once everything is quiet, both folders must equal the server's tree
 /// and no version a device last wrote may be lost (see `VersionAudit`).
 ///
-/// CI runs `ConvergenceSeeds.ci` and one fresh random seed. `SYNCD_CONVERGENCE_SEEDS` runs others instead:
+/// CI runs the fixed `ConvergenceSeeds.ci` (fresh seeds: `scripts/soak.sh`). `SYNCD_CONVERGENCE_SEEDS` runs others instead:
 /// a comma-separated list of seeds, `random:N` (N fresh seeds, printed), `ci`
 /// and/or `known` (the seeds that fail today), e.g. `ci,random:20`.
 /// `SYNCD_CONVERGENCE_OPS` sets the operations per device (default 50).
 /// A failure prints the seed, the op log, the three trees and their
 /// differences, the journals and the daemons' log tails, and keeps the test's
-/// temp dir; the same seed (and op count) regenerates the same workload.
+/// temp dir with that report and a short digest (`ConvergenceDigest`); the same seed (and op count) regenerates the same workload.
 /// Timing still varies from run to run: a seed replays the operations, not
 /// the interleaving with sync.
 ///
