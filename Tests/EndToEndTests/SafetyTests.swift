@@ -86,6 +86,39 @@ struct SafetyTests {
             })
     }
 
+    /// A held directory that is a file now: the reject is refused with the reason, and
+    /// nothing changes (the wave still waits, the server keeps everything); once the file is
+    /// moved away, the reject brings it all back, and the moved file goes up as a new one.
+    @Test func aRejectWaitsWhileAHeldDirectoryIsAFileNow() async throws {
+        let rig = try await TwoDevices.start("wave-reject-file")
+        defer { rig.stop() }
+        let a = rig.a
+        try FileManager.default.createDirectory(atPath: a.path("sub/deeper"), withIntermediateDirectories: true)
+        for i in 0..<30 { try writeFile(a.path("sub/r\(i).txt"), "keep \(i)") }
+        try writeFile(a.path("sub/deeper/d.txt"), "deeper")
+        for i in 0..<5 { try writeFile(a.path("top\(i).txt"), "top \(i)") }
+        try await rig.waitForBoth(try localTree(a.folderPath))
+        let before = try localTree(a.folderPath)
+
+        try FileManager.default.removeItem(atPath: a.path("sub"))
+        try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
+        try writeFile(a.path("sub"), "a file now")
+        let refused = try await a.syncctl("reject-deletes", "docs")
+        #expect(refused.status != 0)
+        #expect(refused.err.contains("sub was a directory when its delete was held, and is a file now"), "\(refused.err)")
+        #expect(refused.err.contains("Nothing was changed"), "\(refused.err)")
+        #expect(try await a.status()?.state == .waitingForApproval)
+        #expect(!(try await a.syncctl("deletes", "docs").out.hasPrefix("docs: no deletes held")))
+        let credA = try String(contentsOfFile: a.dir + "/credential", encoding: .utf8)
+        #expect(try await rig.server.client(credential: credA).tree(folder: "docs").count == before.count)
+
+        try FileManager.default.moveItem(atPath: a.path("sub"), toPath: a.path("sub.txt"))
+        let rejected = try await a.syncctl("reject-deletes", "docs")
+        #expect(rejected.status == 0, "\(rejected.err)")
+        try await rig.waitForBoth(before.merging(["sub.txt": contentHash("a file now")]) { _, new in new })
+        try await eventually("alpha is idle") { try await a.status()?.state == .idle }
+    }
+
     /// Alpha's `sub` (30 files, and `deeper/d.txt`) and 5 files beside it, synced; `takeAway`
     /// removes `sub` (a delete wave, held); `meanwhile` changes what it likes while the wave
     /// waits (and says what changed: path → content hash); `reject-deletes` says `says` and

@@ -161,7 +161,13 @@ final class DaemonState: Sendable {
         let chosen = try choose(folder)
         var rejected = 0, restored = 0
         for engine in chosen {
-            let outcome = try await engine.rejectDeletes()
+            let outcome: (rejected: Int, restored: Int)
+            do {
+                outcome = try await engine.rejectDeletes()
+            } catch let error as DaemonError {
+                // Said to the user as it is (a 500 said nothing of why).
+                throw HTTPError(error.code == .serverUnreachable ? .badGateway : .conflict, message: "\(engine.id): \(error.message)")
+            }
             rejected += outcome.rejected
             restored += outcome.restored
         }

@@ -27,6 +27,7 @@ extension FolderEngine {
         for path in try index.heldDeletes(folder: id) {
             if case .missing = folder.lstat(path) { held.append(path) } else { back.append(path) }
         }
+        try refuseIntoNonDirectories(back)
         var outcome = (rejected: 0, restored: 0)
         // (Below a directory made again, too: moved out of the folder, only its own op was held.)
         let gone = try goneBelow(held, remade: back)
@@ -52,6 +53,27 @@ extension FolderEngine {
             await queue.retryNow()
         }
         return outcome
+    }
+
+    /// A held directory that is something else now (a file or a symlink made at its path):
+    /// what it held cannot come back into it, and its new content cannot go up over the
+    /// server's directory while that holds the paths the reject keeps. The reject is refused,
+    /// nothing changed, and the user chooses: move the new file away and reject again, or
+    /// approve the deletes. (Before, the paths below it were brought back into a file, failed
+    /// and were retried for good, and the file went up over the directory.)
+    private func refuseIntoNonDirectories(_ back: [String]) throws {
+        for path in back {
+            guard case .found(let stat) = folder.lstat(path), stat.kind != .directory else { continue }
+            let below = try index.base.live(folder: id, under: path).filter { $0.path != path }
+            guard !below.isEmpty else { continue }
+            let what = stat.kind == .symlink ? "a symlink" : "a file"
+            throw DaemonError(
+                .notADirectory,
+                "\(path) was a directory when its delete was held, and is \(what) now: what it held (\(below.count) "
+                    + "paths) cannot be brought back into it. Nothing was changed; move \(path) away and run "
+                    + "`syncctl reject-deletes` again, or let the deletes go with `syncctl approve-deletes`",
+                path: path)
+        }
     }
 
     /// The synced entries below the held paths (those missing, `held`, and those on disk
