@@ -40,4 +40,47 @@ struct ExplainTests {
         let escape = try await rig.daemon.syncctl("explain", "../outside.txt")
         #expect(escape.status == 1 && escape.err.contains("..") && !escape.err.contains("{"), "\(escape.err)")
     }
+
+    /// A folder whose root is configured through a symlink (a home directory that is one,
+    /// say): a shell's working directory is the resolved path (`getcwd`), and absolute paths
+    /// may come either way; explain, history and retry --path take them as inside the folder
+    /// (they said "not inside a synced folder").
+    @Test func pathsResolvedAboveTheRootAreInsideIt() async throws {
+        let tmp = try TemporaryDirectory("explain-symlinked-root")
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        let credential = try await server.provision(folder: "docs", device: "laptop")
+        try await server.start()
+        let real = try tmp.sub("real")
+        let link = tmp.path + "/link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        let daemon = try DaemonProcess(dir: link, folderID: "docs", serverURL: server.url, credential: credential)
+        defer {
+            daemon.stop()
+            server.stop()
+            tmp.remove()
+        }
+        try await daemon.start()
+        try FileManager.default.createDirectory(atPath: daemon.path("sub"), withIntermediateDirectories: true)
+        try writeFile(daemon.path("sub/notes.txt"), "hello\n")
+        #expect(try await daemon.syncctl("wait", "--timeout", "60s").status == 0)
+        let resolvedRoot = real + "/folder"
+
+        let fromCwd = try await daemon.control.explain(path: "notes.txt", folder: nil, workingDirectory: resolvedRoot + "/sub")
+        #expect(fromCwd.folder == "docs" && fromCwd.path == "sub/notes.txt" && fromCwd.verdict == .inSync, "\(fromCwd)")
+        let absolute = try await daemon.control.explain(path: resolvedRoot + "/sub/notes.txt", folder: nil)
+        #expect(absolute.folder == "docs" && absolute.path == "sub/notes.txt" && absolute.verdict == .inSync, "\(absolute)")
+        // Through another symlink to a directory inside the folder.
+        let elsewhere = tmp.path + "/elsewhere"
+        try FileManager.default.createSymbolicLink(atPath: elsewhere, withDestinationPath: resolvedRoot + "/sub")
+        let through = try await daemon.control.explain(path: elsewhere + "/notes.txt", folder: nil)
+        #expect(through.folder == "docs" && through.path == "sub/notes.txt", "\(through)")
+        let history = try await daemon.control.history(path: resolvedRoot + "/sub/notes.txt", folder: nil)
+        #expect(history.versions.count == 1, "\(history)")
+        // The resolved root names the whole folder.
+        let retry = try await daemon.syncctl("retry", "--path", resolvedRoot)
+        #expect(retry.status == 0 && retry.out.contains("docs"), "\(retry.out)\(retry.err)")
+        // Still outside: a path beside the root, resolved or not.
+        let beside = try await daemon.control.explain(path: real + "/state/index.sqlite", folder: nil)
+        #expect(beside.verdict == .outside, "\(beside)")
+    }
 }

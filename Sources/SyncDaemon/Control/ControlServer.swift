@@ -265,9 +265,8 @@ final class DaemonState: Sendable {
     /// (`cd ~/Sync/docs && syncctl explain notes.txt`); else as given.
     private func fromWorkingDirectory(_ given: String, folder: String?, cwd: String?) -> String {
         guard !given.hasPrefix("/"), folder == nil, let cwd, cwd.hasPrefix("/") else { return given }
-        let standardized = (cwd as NSString).standardizingPath
-        guard engines.contains(where: { standardized == $0.root || standardized.hasPrefix($0.root + "/") }) else { return given }
-        return standardized + "/" + given
+        guard engines.contains(where: { FolderRootMatch.relative(cwd, to: $0.root) != nil }) else { return given }
+        return (cwd as NSString).standardizingPath + "/" + given
     }
 
     /// The folder holding `raw` and the path inside it; nil for an absolute path outside
@@ -276,12 +275,12 @@ final class DaemonState: Sendable {
         var relative = raw
         let engine: FolderEngine
         if raw.hasPrefix("/") {
-            let standardized = (raw as NSString).standardizingPath
-            guard let owner = engines.first(where: { standardized.hasPrefix($0.root + "/") && (folder == nil || $0.id == folder) }) else {
-                return nil
-            }
+            let found = engines.lazy.filter { folder == nil || $0.id == folder }
+                .compactMap { engine in FolderRootMatch.relative(raw, to: engine.root).map { (engine, $0) } }
+                .first { !$0.1.isEmpty }
+            guard let (owner, below) = found else { return nil }
             engine = owner
-            relative = String(standardized.dropFirst(owner.root.count + 1))
+            relative = below
         } else {
             engine = try onlyFolder(folder)
             // `photos/2026/` (a shell's completion) names the directory.
@@ -297,8 +296,7 @@ final class DaemonState: Sendable {
     /// The folder `raw` names as a whole: its root (absolute), or `.` relative to it.
     private func wholeFolder(_ raw: String, folder: String?) throws -> FolderEngine? {
         if raw.hasPrefix("/") {
-            let absolute = (raw as NSString).standardizingPath
-            return engines.first { $0.root == absolute && (folder == nil || $0.id == folder) }
+            return engines.first { FolderRootMatch.relative(raw, to: $0.root) == "" && (folder == nil || $0.id == folder) }
         }
         guard !raw.isEmpty, raw.split(separator: "/").allSatisfy({ $0 == "." }) else { return nil }
         return try onlyFolder(folder)
