@@ -32,8 +32,9 @@ while [ "$ran" -lt "$total" ]; do
   else
     SYNCD_CONVERGENCE_SEEDS="random:$n" swift test --skip-build --filter 'randomWorkloadConverges\(' >"$log" 2>&1 || true
   fi
-  # Swift Testing names the failing argument: "... with 1 argument seed → 1234 ..."
-  for seed in $(grep -o 'argument seed → [0-9]*' "$log" | awk '{print $4}' | sort -u); do
+  # Swift Testing names the failing argument on its failure lines: "✘ Test … recorded an issue
+  # with 1 argument seed → 1234 …" (its start lines name every seed: "◇ Test case passing …").
+  for seed in $(grep '^✘' "$log" | grep -o 'argument seed → [0-9]*' | awk '{print $4}' | sort -u); do
     echo "$seed $(date -u +%FT%TZ)" >>"$out"
     failed=$((failed + 1))
     echo "seed $seed FAILED (log: $log)"
