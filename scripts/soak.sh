@@ -27,10 +27,11 @@ failed=0
 while [ "$ran" -lt "$total" ]; do
   n=$(( total - ran < 10 ? total - ran : 10 ))
   log="$(mktemp)"
+  rc=0
   if [ "${SOAK_KILLS:-0}" = 1 ]; then
-    SYNCD_KILL_SEEDS="random:$n" swift test --skip-build --filter randomWorkloadConvergesUnderKills >"$log" 2>&1 || true
+    SYNCD_KILL_SEEDS="random:$n" swift test --skip-build --filter randomWorkloadConvergesUnderKills >"$log" 2>&1 || rc=$?
   else
-    SYNCD_CONVERGENCE_SEEDS="random:$n" swift test --skip-build --filter 'randomWorkloadConverges\(' >"$log" 2>&1 || true
+    SYNCD_CONVERGENCE_SEEDS="random:$n" swift test --skip-build --filter 'randomWorkloadConverges\(' >"$log" 2>&1 || rc=$?
   fi
   # Swift Testing names the failing argument on its failure lines: "✘ Test … recorded an issue
   # with 1 argument seed → 1234 …" (its start lines name every seed: "◇ Test case passing …").
@@ -39,6 +40,12 @@ while [ "$ran" -lt "$total" ]; do
     failed=$((failed + 1))
     echo "seed $seed FAILED (log: $log)"
   done
+  # A test process that crashed or was stopped names no failing seed: its log is the lead.
+  if [ "$rc" -ne 0 ] && ! grep -q '^✘.*argument seed → ' "$log"; then
+    echo "unknown-seed $(date -u +%FT%TZ) exit $rc log $log" >>"$out"
+    failed=$((failed + 1))
+    echo "a test run FAILED (exit $rc) naming no seed (log: $log)"
+  fi
   ran=$((ran + n))
   echo "soak: $ran/$total seeds run, $failed failed"
 done

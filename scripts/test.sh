@@ -31,14 +31,14 @@ bounded() { scripts/run-bounded.sh "$@"; }
 # operations and log lines that name them): a CI log may keep only its tail, and a
 # convergence report is printed minutes before the pass ends.
 end_to_end() {
-  local since
+  local since rc=0
   since=$(mktemp)
-  if ! SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 bounded 900 swift test --skip-build --filter EndToEndTests; then
-    find "${TMPDIR:-/tmp}" -maxdepth 2 -name digest.txt -newer "$since" -exec cat {} \; 2> /dev/null || true
-    rm -f "$since"
-    return 1
+  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 bounded 900 swift test --skip-build --filter EndToEndTests || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    find "${TMPDIR:-/tmp}" -maxdepth 2 -name digest.txt -newer "$since" -exec sh -c 'cat "$1"; echo' _ {} \; 2> /dev/null || true
   fi
   rm -f "$since"
+  return "$rc"
 }
 bounded 420 swift test --skip-build --skip EndToEndTests
 end_to_end

@@ -86,7 +86,7 @@ public enum PathExpansion {
     }
 
     /// Lexical normalization of an absolute path: no `.`, no `..`, no empty components.
-    static func normalize(_ absolute: String) -> String {
+    public static func normalize(_ absolute: String) -> String {
         var parts: [Substring] = []
         for component in absolute.split(separator: "/", omittingEmptySubsequences: true) {
             switch component {

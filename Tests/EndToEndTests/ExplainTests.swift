@@ -52,7 +52,8 @@ struct ExplainTests {
         try await server.start()
         let real = try tmp.sub("real")
         let link = tmp.path + "/link"
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        // A relative target, resolved from the link's directory (not the daemon's).
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real")
         let daemon = try DaemonProcess(dir: link, folderID: "docs", serverURL: server.url, credential: credential)
         defer {
             daemon.stop()
@@ -76,6 +77,13 @@ struct ExplainTests {
         #expect(through.folder == "docs" && through.path == "sub/notes.txt", "\(through)")
         let history = try await daemon.control.history(path: resolvedRoot + "/sub/notes.txt", folder: nil)
         #expect(history.versions.count == 1, "\(history)")
+        // A symlink inside the folder is the path asked about, not what it points to.
+        try FileManager.default.createSymbolicLink(atPath: daemon.path("l"), withDestinationPath: resolvedRoot + "/sub/notes.txt")
+        let symlink = try await daemon.control.explain(path: resolvedRoot + "/l", folder: nil)
+        #expect(symlink.folder == "docs" && symlink.path == "l", "\(symlink)")
+        // A path below a directory that is not there.
+        let nowhere = try await daemon.control.explain(path: resolvedRoot + "/gone/deeper/x.txt", folder: nil)
+        #expect(nowhere.folder == "docs" && nowhere.path == "gone/deeper/x.txt", "\(nowhere)")
         // The resolved root names the whole folder.
         let retry = try await daemon.syncctl("retry", "--path", resolvedRoot)
         #expect(retry.status == 0 && retry.out.contains("docs"), "\(retry.out)\(retry.err)")

@@ -33,8 +33,12 @@ struct MetricsTests {
         try FileManager.default.createDirectory(atPath: daemon.path("sub"), withIntermediateDirectories: true)
         try writeFile(daemon.path("sub/big.bin"), big)
         var last: PrometheusText?
+        let client = server.client(credential: credential)
         do {
             try await eventually("syncd's /metrics shows three files uploaded, nothing pending and the folder idle", timeout: .seconds(60)) {
+                // The feed read to its end first: what it brings back is looked at after.
+                let head = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+                guard try await daemon.status()?.remoteCursor == head else { return false }
                 let metrics = try await Self.scrape(metricsURL)
                 last = metrics
                 return (metrics.value("syncd_files_uploaded_total") ?? 0) >= 3

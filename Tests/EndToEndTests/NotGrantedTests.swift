@@ -108,6 +108,47 @@ struct NotGrantedTests {
         #expect(none.status == 0 && none.out == "retrying now: docs (0 paths)\n", "\(none)")
     }
 
+    /// The grant taken away while the daemon runs: a change pushed before the feed hears of
+    /// it (its long-poll is still waiting) is refused with 403 on its own. It waits for a
+    /// grant in the journal (tried again with the backoff, and held once the feed knows), not
+    /// failed for good as "rejected", and goes up once the folder is granted again. (The same
+    /// race at a start made `aRetryAsksAgainAtOnceOnceGranted` fail now and then: its early
+    /// file's push beat the feed's first ask.)
+    @Test func aPushRefusedForWantOfAGrantWaitsForIt() async throws {
+        let tmp = try TemporaryDirectory("not-granted-push")
+        let server = try ServerProcess(dir: try tmp.sub("server"))
+        let credential = try await server.provision(folder: "docs", device: "alpha")
+        try await server.start()
+        let daemon = try DaemonProcess(dir: try tmp.sub("alpha"), folderID: "docs", serverURL: server.url, credential: credential)
+        defer {
+            daemon.stop()
+            server.stop()
+            tmp.remove()
+        }
+        try await daemon.start()
+        try writeFile(daemon.path("a.txt"), "granted")
+        try await daemon.waitUntilIdle()
+
+        _ = try await server.admin(["folder", "revoke", "docs", "--device", "alpha"])
+        try writeFile(daemon.path("b.txt"), "after the revoke")
+        var seen: [String] = []
+        try await eventually("b.txt waits for a grant", timeout: .seconds(60)) {
+            let folder = try await daemon.control.status().folders.first { $0.id == "docs" }
+            let look = "pending up \(folder?.pendingUploads ?? -1), errors \(folder?.errors.map { "\($0.code ?? "-")" } ?? [])"
+            if seen.last != look { seen.append(look) }
+            return (folder?.pendingUploads ?? 0) > 0 && folder?.errors.contains { $0.code == "not_granted" } == true
+        }
+        #expect(!seen.contains { $0.contains("rejected") }, "\(seen)")
+
+        _ = try await server.admin(["folder", "grant", "docs", "--device", "alpha"])
+        #expect(try await daemon.syncctl("retry", "docs").status == 0)
+        let client = server.client(credential: credential)
+        try await eventually("b.txt goes up once granted", timeout: .seconds(60)) {
+            try await client.changes(folder: "docs", since: 0, limit: 10).entries.contains { $0.path == "b.txt" && !$0.deleted }
+        }
+        try await daemon.waitUntilIdle()
+    }
+
     /// A server with folders `docs` (granted to the credential's device) and `shared` (not),
     /// and alpha's daemon syncing both.
     static func startWithSharedFolder(

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import SyncClient
+import SyncConfig
 import SyncControl
 import SyncCore
 import Synchronization
@@ -266,7 +267,7 @@ final class DaemonState: Sendable {
     private func fromWorkingDirectory(_ given: String, folder: String?, cwd: String?) -> String {
         guard !given.hasPrefix("/"), folder == nil, let cwd, cwd.hasPrefix("/") else { return given }
         guard engines.contains(where: { FolderRootMatch.relative(cwd, to: $0.root) != nil }) else { return given }
-        return (cwd as NSString).standardizingPath + "/" + given
+        return PathExpansion.normalize(cwd) + "/" + given
     }
 
     /// The folder holding `raw` and the path inside it; nil for an absolute path outside

@@ -1,25 +1,30 @@
 import Foundation
+import SyncConfig
 
-/// Whether an absolute path a user gave (`syncctl explain`, `history`, `retry --path`, or
-/// the working directory syncctl sends) is inside a folder's root. The root is matched as
-/// configured first; then, with the symlinks above the path's last name resolved, against
-/// the root with its own resolved: a shell's working directory is the resolved one
-/// (`getcwd`), so `cd ~/Sync/docs` with `~` a symlink sent a path no root began with, and
-/// the command said "not inside a synced folder". The last name is never resolved: a
-/// symlink inside the folder is the path asked about, not what it points to.
+/// Whether an absolute path a user gave (`syncctl explain`, `history`, `restore`, `retry
+/// --path`, or the working directory syncctl sends) is inside a folder's root. The path is
+/// normalized by its text alone (`.`, `..`, `//`) and matched against the root as configured
+/// first; then, with the directories above its last name resolved by the kernel
+/// (`realpath`), against the root resolved too: a shell's working directory is the resolved
+/// one (`getcwd`), so `cd ~/Sync/docs` with `~` a symlink sent a path no root began with, and
+/// the command said "not inside a synced folder". The last name is never resolved: a symlink
+/// inside the folder is the path asked about, not what it points to.
 enum FolderRootMatch {
     /// The path below `root` that `absolute` names ("" for the root itself), or nil.
     static func relative(_ absolute: String, to root: String) -> String? {
-        let given = (absolute as NSString).standardizingPath
+        let given = PathExpansion.normalize(absolute)
         if let below = below(given, root) { return below }
-        let resolvedRoot = (root as NSString).resolvingSymlinksInPath
-        let parent = (given as NSString).deletingLastPathComponent
-        let name = (given as NSString).lastPathComponent
-        guard parent != given else { return nil }  // "/"
-        let resolvedParent = (parent as NSString).resolvingSymlinksInPath
-        let resolved = resolvedParent == "/" ? "/" + name : resolvedParent + "/" + name
-        for candidate in [root, resolvedRoot] {
-            if let below = below(resolved, candidate) { return below }
+        guard given != "/", let resolvedRoot = resolved(root) else { return nil }
+        // The directories above the last name, resolved as far as they exist (a path asked
+        // about may name a directory that is not there).
+        var names = given.split(separator: "/").map(String.init)
+        var missing = [names.removeLast()]
+        while !names.isEmpty {
+            if let real = resolved("/" + names.joined(separator: "/")) {
+                let path = (real == "/" ? "" : real) + "/" + missing.reversed().joined(separator: "/")
+                return below(path, resolvedRoot) ?? below(path, root)
+            }
+            missing.append(names.removeLast())
         }
         return nil
     }
@@ -28,5 +33,12 @@ enum FolderRootMatch {
         if path == root { return "" }
         guard path.hasPrefix(root + "/") else { return nil }
         return String(path.dropFirst(root.count + 1))
+    }
+
+    /// The path with every symlink in it resolved, nil when it is not there.
+    private static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
     }
 }

@@ -52,6 +52,8 @@ extension DaemonError {
     /// index unreadable for now. Worth trying again with a backoff: nothing about the path
     /// will change to bring it back (a permission or a name would: their change is seen).
     public var isPassing: Bool {
+        // A folder not granted (yet): the admin's grant, not a change of the path, brings it back.
+        if code == .notGranted { return true }
         // (A row no release writes is there for good.)
         if code == .index { return (underlying as? DaemonError)?.code != .corruptIndex }
         guard code == .io, let err = errnoValue else { return false }

@@ -27,10 +27,10 @@ extension FolderEngine {
         for path in try index.heldDeletes(folder: id) {
             if case .missing = folder.lstat(path) { held.append(path) } else { back.append(path) }
         }
-        try refuseIntoNonDirectories(back)
         var outcome = (rejected: 0, restored: 0)
         // (Below a directory made again, too: moved out of the folder, only its own op was held.)
         let gone = try goneBelow(held, remade: back)
+        try refuseIntoNonDirectories(restoring: held + gone, back: back)
         if !held.isEmpty || !gone.isEmpty {
             let current = try await currentEntries(held + gone)
             // Parents before what is in them.
@@ -55,25 +55,38 @@ extension FolderEngine {
         return outcome
     }
 
-    /// A held directory that is something else now (a file or a symlink made at its path):
-    /// what it held cannot come back into it, and its new content cannot go up over the
-    /// server's directory while that holds the paths the reject keeps. The reject is refused,
-    /// nothing changed, and the user chooses: move the new file away and reject again, or
-    /// approve the deletes. (Before, the paths below it were brought back into a file, failed
-    /// and were retried for good, and the file went up over the directory.)
-    private func refuseIntoNonDirectories(_ back: [String]) throws {
-        for path in back {
-            guard case .found(let stat) = folder.lstat(path), stat.kind != .directory else { continue }
-            let below = try index.base.live(folder: id, under: path).filter { $0.path != path }
-            guard !below.isEmpty else { continue }
-            let what = stat.kind == .symlink ? "a symlink" : "a file"
-            throw DaemonError(
-                .notADirectory,
-                "\(path) was a directory when its delete was held, and is \(what) now: what it held (\(below.count) "
-                    + "paths) cannot be brought back into it. Nothing was changed; move \(path) away and run "
-                    + "`syncctl reject-deletes` again, or let the deletes go with `syncctl approve-deletes`",
-                path: path)
+    /// A directory that is something else now (a file or a symlink made at its path, or at a
+    /// directory above it): what it held cannot come back into it, and its new content cannot
+    /// go up over the server's directory while that holds the paths the reject keeps. The
+    /// reject is refused, nothing changed, and the user chooses: move the new file away and
+    /// reject again, or approve the deletes. (Before, the paths below it were brought back into
+    /// a file, failed and were retried for good, and the file went up over the directory.)
+    private func refuseIntoNonDirectories(restoring: [String], back: [String]) throws {
+        func nonDirectory(_ path: String) -> EntryKind? {
+            guard case .found(let stat) = folder.lstat(path), stat.kind != .directory else { return nil }
+            return stat.kind
         }
+        var blocked: [String: (kind: EntryKind, below: Int)] = [:]
+        for path in restoring {
+            for ancestor in RelativePath.ancestors(of: path) {
+                guard let kind = nonDirectory(ancestor) else { continue }
+                blocked[ancestor, default: (kind, 0)].below += 1
+                break
+            }
+        }
+        // A held directory on disk again as a file: what the server holds below it stays there.
+        for path in back where blocked[path] == nil {
+            guard let kind = nonDirectory(path) else { continue }
+            let below = try index.base.live(folder: id, under: path).count { $0.path != path }
+            if below > 0 { blocked[path] = (kind, below) }
+        }
+        guard let (path, what) = blocked.min(by: { $0.key < $1.key }) else { return }
+        throw DaemonError(
+            .notADirectory,
+            "\(path) was a directory when the deletes were held, and is \(what.kind == .symlink ? "a symlink" : "a file") now: "
+                + "what it held (\(what.below) paths) cannot be brought back into it. Nothing was changed in this folder; move "
+                + "\(path) away and run `syncctl reject-deletes` again, or let the deletes go with `syncctl approve-deletes`",
+            path: path)
     }
 
     /// The synced entries below the held paths (those missing, `held`, and those on disk

@@ -303,6 +303,11 @@ struct Uploader: Sendable {
         if error.kind == .transient {
             for p in paths { result.settle(p, .transient) }
             result.transientError = error
+        } else if error.status == 403 {
+            // The server does not grant this device the folder, found by a push before the
+            // feed's first ask said so: the ops wait for a grant (tried again with the
+            // backoff, and held by the send gate once the feed knows), not failed for good.
+            for p in paths { result.settle(p, .failed(DaemonError(.notGranted, error.message, path: p, underlying: error))) }
         } else {
             for p in paths { result.settle(p, .failed(DaemonError(.rejected, error.message, path: p, underlying: error))) }
         }

@@ -54,11 +54,11 @@ extension ConvergenceRun {
         let names: [String]
 
         /// Whether `line` names one of them, between a start (line start, space, `=`, a quote,
-        /// a bracket) and an end (line end, space, `/`, a quote, a bracket).
+        /// a bracket) and an end (line end, space, `/`, a quote, a bracket, a comma, a colon).
         func matches(_ line: String) -> Bool {
             let bytes = Array(line.utf8)
             let starts: Set<UInt8> = [0x20, 0x3D, 0x22, 0x27, 0x28, 0x5B]  // space = " ' ( [
-            let ends: Set<UInt8> = [0x20, 0x2F, 0x22, 0x27, 0x29, 0x5D, 0x2C]  // space / " ' ) ] ,
+            let ends: Set<UInt8> = [0x20, 0x2F, 0x22, 0x27, 0x29, 0x5D, 0x2C, 0x3A]  // space / " ' ) ] , :
             for name in names {
                 let target = Array(name.utf8)
                 guard target.count <= bytes.count else { continue }

@@ -127,7 +127,7 @@ struct ConvergenceRun {
                 logs: [("alpha", rig.a.log), ("beta", rig.b.log), ("server", rig.server.log)])
             do {
                 try writeFile(reportPath, report)
-                try writeFile(rig.tmp.path + "/" + Self.digestName, digest)
+                try writeFile(rig.tmp.path + "/" + Self.digestName, digest + "\n")
             } catch {
                 print("convergence: cannot write \(reportPath) or its digest: \(error)")
             }

@@ -27,7 +27,7 @@ enum ConvergenceSeeds {
     ///   push ran: tombstones for its other children are never sent (38; some runs of 40, 93).
     /// After those fixes, on 2026-11-22, of all 25 known and CI seeds only 38 (bug 3) and 2
     /// (beta keeps missing a subtree `sub/d1` the server has; not analysed) still failed.
-    /// - Bug 7, NOT fixed, not reproduced: CI's fresh kill -9 seed 3445043638 (2026-11-29,
+    /// - Bug 7, NOT fixed, not reproduced (`knownFailingUnderKills`): CI's fresh kill -9 seed 3445043638 (2026-11-29,
     ///   PostgreSQL+S3 pass, every operation of both devices applied in 15 s: neither saw the
     ///   other's changes meanwhile) left beta's `d2/b.txt` different from the server's, with
     ///   both journals empty, and a restart did not heal it. Alpha had moved `d2` away while
@@ -37,12 +37,14 @@ enum ConvergenceSeeds {
     static let killCI: [UInt64] = [63, 111]
 
     static var selectedForKills: [UInt64] {
-        parse(ProcessInfo.processInfo.environment["SYNCD_KILL_SEEDS"] ?? "ci", ci: killCI)
+        parse(ProcessInfo.processInfo.environment["SYNCD_KILL_SEEDS"] ?? "ci", ci: killCI, known: knownFailingUnderKills)
     }
+
+    /// Kill -9 seeds that failed (`SYNCD_KILL_SEEDS=known`): bug 7.
+    static let knownFailingUnderKills: [UInt64] = [3_445_043_638]
 
     static let knownFailing: [UInt64] = [
         1, 2, 3, 6, 18, 25, 29, 35, 38, 40, 51, 54, 59, 93, 106, 125, 156, 158, 180, 205, 214, 253,
-        3_445_043_638,
     ]
 
     /// Without the variable: the fixed CI seeds, for both variants. Fresh random seeds
@@ -52,17 +54,17 @@ enum ConvergenceSeeds {
     /// 2026-11-29; it found the races fixed on 2026-11-23, a directory replaced by a file or
     /// symlink and a commit never recorded across kill -9, and bug 7).
     static var selected: [UInt64] {
-        parse(ProcessInfo.processInfo.environment["SYNCD_CONVERGENCE_SEEDS"] ?? "ci", ci: ci)
+        parse(ProcessInfo.processInfo.environment["SYNCD_CONVERGENCE_SEEDS"] ?? "ci", ci: ci, known: knownFailing)
     }
 
-    static func parse(_ spec: String?, ci: [UInt64]) -> [UInt64] {
+    static func parse(_ spec: String?, ci: [UInt64], known: [UInt64]) -> [UInt64] {
         guard let spec, !spec.isEmpty else { return ci }
         var seeds: [UInt64] = []
         for token in spec.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             if token == "ci" {
                 seeds += ci
             } else if token == "known" {
-                seeds += knownFailing
+                seeds += known
             } else if token.hasPrefix("random:"), let n = Int(token.dropFirst("random:".count)), n > 0 {
                 seeds += (0..<n).map { _ in UInt64.random(in: 1...UInt64(UInt32.max)) }
             } else if let seed = UInt64(token) {
