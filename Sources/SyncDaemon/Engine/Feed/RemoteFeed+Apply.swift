@@ -33,16 +33,12 @@ extension RemoteFeed {
     }
 
     private func applyInTurn(_ entries: [WireEntry]) async -> RemoteError? {
-        let ownDevice = await remote.deviceId
-        // The echoes of this device's own pushes are no downloads: counted, they turned a folder
-        // just shown idle to syncing for the moment the feed brought them back (a scrape of
-        // /metrics right after idle saw `syncing`, in a PostgreSQL pass).
-        let downloads = entries.count { $0.device != ownDevice }
-        pendingDownloads += downloads
-        defer { pendingDownloads -= downloads }
+        pendingDownloads += entries.count
+        defer { pendingDownloads -= entries.count }
         let device = await remote.deviceName ?? "device"
         let rules = ignore.rules
         let started = ContinuousClock.now
+        let ownDevice = await remote.deviceId
         let outcome = await applier.apply(
             entries, device: device, ownDeviceId: ownDevice, skip: { rules.skips($0, isDirectory: $1) })
         logApplied(entries.filter { $0.device != ownDevice }, outcome: outcome, took: ContinuousClock.now - started)
