@@ -143,15 +143,7 @@ struct SafetyTests {
         let rig = try await TwoDevices.start(label)
         defer { rig.stop() }
         let a = rig.a
-        try FileManager.default.createDirectory(atPath: a.path("sub/deeper"), withIntermediateDirectories: true)
-        for i in 0..<30 { try writeFile(a.path("sub/r\(i).txt"), "keep \(i)") }
-        try writeFile(a.path("sub/deeper/d.txt"), "deeper")
-        for i in 0..<5 { try writeFile(a.path("top\(i).txt"), "top \(i)") }
-        try await rig.waitForBoth(try localTree(a.folderPath))
-        let before = try localTree(a.folderPath)
-
-        try takeAway(rig)
-        try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
+        let before = try await Self.holdAWave(rig, takeAway: takeAway)
         try block(rig)
         let refused = try await a.syncctl("reject-deletes", "docs")
         #expect(refused.status != 0)
@@ -180,6 +172,21 @@ struct SafetyTests {
         try await eventually("alpha is idle") { try await a.status()?.state == .idle }
     }
 
+    /// Alpha's `sub` (30 files, and `deeper/d.txt`) and 5 files beside it, synced on both
+    /// devices; then `takeAway` makes a delete wave, which alpha holds. Returns the tree synced.
+    private static func holdAWave(_ rig: TwoDevices, takeAway: (TwoDevices) throws -> Void) async throws -> [String: String] {
+        let a = rig.a
+        try FileManager.default.createDirectory(atPath: a.path("sub/deeper"), withIntermediateDirectories: true)
+        for i in 0..<30 { try writeFile(a.path("sub/r\(i).txt"), "keep \(i)") }
+        try writeFile(a.path("sub/deeper/d.txt"), "deeper")
+        for i in 0..<5 { try writeFile(a.path("top\(i).txt"), "top \(i)") }
+        try await rig.waitForBoth(try localTree(a.folderPath))
+        let before = try localTree(a.folderPath)
+        try takeAway(rig)
+        try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
+        return before
+    }
+
     /// Alpha's `sub` (30 files, and `deeper/d.txt`) and 5 files beside it, synced; `takeAway`
     /// removes `sub` (a delete wave, held); `meanwhile` changes what it likes while the wave
     /// waits (and says what changed: path → content hash); `reject-deletes` says `says` and
@@ -191,15 +198,7 @@ struct SafetyTests {
         let rig = try await TwoDevices.start(label)
         defer { rig.stop() }
         let a = rig.a
-        try FileManager.default.createDirectory(atPath: a.path("sub/deeper"), withIntermediateDirectories: true)
-        for i in 0..<30 { try writeFile(a.path("sub/r\(i).txt"), "keep \(i)") }
-        try writeFile(a.path("sub/deeper/d.txt"), "deeper")
-        for i in 0..<5 { try writeFile(a.path("top\(i).txt"), "top \(i)") }
-        try await rig.waitForBoth(try localTree(a.folderPath))
-        let before = try localTree(a.folderPath)
-
-        try takeAway(rig)
-        try await eventually("alpha waits for approval") { try await a.status()?.state == .waitingForApproval }
+        let before = try await Self.holdAWave(rig, takeAway: takeAway)
         let expected = before.merging(try meanwhile(rig)) { _, new in new }
         let rejected = try await a.syncctl("reject-deletes", "docs")
         #expect(rejected.status == 0, "\(rejected.err)")
