@@ -76,4 +76,45 @@ struct WaitTests {
         let unknown = try await rig.daemon.syncctl("wait", "nope")
         #expect(unknown.status == 1 && unknown.err.contains("no folder with id nope") && !unknown.err.contains("{"), "\(unknown.err)")
     }
+
+    /// The feed bringing back this device's own commits (2,000 files, their answers held 2 s
+    /// on the way, so they come after the pushes were recorded) leaves the folder idle: those
+    /// entries were seen already and are no downloads. Counted as downloads, they showed the
+    /// folder syncing again for as long as a page of them was looked at.
+    @Test func ownCommitsComingBackLeaveTheFolderIdle() async throws {
+        let (rig, proxy) = try await Rig.startBehindProxy("own-echo-idle")
+        defer {
+            proxy.stop()
+            rig.stop()
+        }
+        let daemon = rig.daemon
+        proxy.delayReplies(toRequestsContaining: "wait=25", by: .seconds(2))
+        // The long-poll in flight was sent before the delay: one change ends it.
+        try writeFile(daemon.path("first.txt"), "first\n")
+        try await daemon.waitUntilIdle()
+        for i in 0..<2_000 {
+            try FileManager.default.createDirectory(atPath: daemon.path("d\(i % 20)"), withIntermediateDirectories: true)
+            try writeFile(daemon.path("d\(i % 20)/note-\(i).txt"), "note \(i)\n")
+        }
+        let client = rig.server.client(credential: rig.credential)
+        try await eventually("all 2,021 entries on the server", timeout: .seconds(120)) {
+            try await client.tree(folder: "docs").count == 2_021
+        }
+        let head = try await client.changes(folder: "docs", since: 1 << 50, limit: 1).cursor
+        try await daemon.waitUntilIdle(timeout: .seconds(120))
+        // From idle on, until the feed has brought back the last of them, and a moment more.
+        var states: [String] = []
+        var caughtUpAt: ContinuousClock.Instant?
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let status = try await daemon.control.status().folders.first { $0.id == "docs" }
+            let state = status.map { "\($0.state.rawValue), cursor \($0.remoteCursor)" } ?? "no status"
+            if states.last != state { states.append(state) }
+            if caughtUpAt == nil, status?.remoteCursor == head { caughtUpAt = .now }
+            if let at = caughtUpAt, ContinuousClock.now - at > .milliseconds(500) { break }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(caughtUpAt != nil, "the feed never reached the server's head \(head): \(states)")
+        #expect(states.allSatisfy { $0.hasPrefix("idle") }, "\(states)")
+    }
 }

@@ -53,24 +53,30 @@ struct RemoteApplier: Sendable {
         }
     }
 
-    /// `ownDeviceId`: entries this device committed whose push is still being
-    /// recorded are its own echo; the uploader records them. Entries a move
-    /// made are always planned: the push that made them records only the move.
-    func apply(_ entries: [WireEntry], device: String, ownDeviceId: String?, skip: @escaping @Sendable (String, Bool) -> Bool) async
-        -> Outcome
-    {
+    /// The base records of the entries' paths, read together: an entry whose base is as new
+    /// (this device's own commit, mostly) was seen already (`apply` takes them). If they
+    /// cannot be read, none is (each entry is then looked at as usual).
+    func seenBases(of entries: [WireEntry]) -> [String: BaseRecord] {
+        do {
+            return try index.records.read(folder: folder, paths: entries.map(\.path)).base
+        } catch {
+            logger.warning("cannot read base records of a feed page", metadata: ["error": "\(error)"])
+            return [:]
+        }
+    }
+
+    /// `seen`: `seenBases(of: entries)`. `ownDeviceId`: entries this device committed whose
+    /// push is still being recorded are its own echo; the uploader records them. Entries a
+    /// move made are always planned: the push that made them records only the move.
+    func apply(
+        _ entries: [WireEntry], seen: [String: BaseRecord], device: String, ownDeviceId: String?,
+        skip: @escaping @Sendable (String, Bool) -> Bool
+    ) async -> Outcome {
         var outcome = Outcome()
         partials.giveUp(supersededBy: entries, in: materializer.folder)
         var valid: [WireEntry] = []
         // Entries this device has seen already (its own commits, mostly) are done without
         // looking at the disk: the planner says `nothing` to them whatever is there.
-        let seen: [String: BaseRecord]
-        do {
-            seen = try index.records.read(folder: folder, paths: entries.map(\.path)).base
-        } catch {
-            logger.warning("cannot read base records of a feed page", metadata: ["error": "\(error)"])
-            seen = [:]
-        }
         // This device's own entries (not those a server-side move made: no push of that path
         // records them) whose push is still queued or being recorded, looked up together.
         // If the journal cannot be read, each of them fails as its own look would have.

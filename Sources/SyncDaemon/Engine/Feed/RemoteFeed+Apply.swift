@@ -33,14 +33,19 @@ extension RemoteFeed {
     }
 
     private func applyInTurn(_ entries: [WireEntry]) async -> RemoteError? {
-        pendingDownloads += entries.count
-        defer { pendingDownloads -= entries.count }
+        // Entries seen already (the feed bringing back this device's own commits) are no
+        // downloads: counted, they showed a folder just idle as syncing for the moment they
+        // were looked at. (A restore is this device's commit too, but newer than its base.)
+        let seen = applier.seenBases(of: entries)
+        let downloads = entries.count { entry in !(seen[entry.path].map { $0.rev >= entry.rev } ?? false) }
+        pendingDownloads += downloads
+        defer { pendingDownloads -= downloads }
         let device = await remote.deviceName ?? "device"
         let rules = ignore.rules
         let started = ContinuousClock.now
         let ownDevice = await remote.deviceId
         let outcome = await applier.apply(
-            entries, device: device, ownDeviceId: ownDevice, skip: { rules.skips($0, isDirectory: $1) })
+            entries, seen: seen, device: device, ownDeviceId: ownDevice, skip: { rules.skips($0, isDirectory: $1) })
         logApplied(entries.filter { $0.device != ownDevice }, outcome: outcome, took: ContinuousClock.now - started)
         // Directories whose event was taken as a download's echo but which were not recorded.
         let unrecorded = applier.echoes.takeUnrecorded()
