@@ -80,7 +80,7 @@ public actor FolderEngine {
         feed = RemoteFeed(
             folder: id, index: index, remote: remote, applier: applier, queue: queue, journal: journal, ignore: ignore,
             logger: logger)
-        restorer = RemoteRestore(folder: id, remote: remote, logger: logger)
+        restorer = RemoteRestore(folder: id, remote: remote, restores: applier.restores, logger: logger)
         settle = SettleStateMachine(settle: config.settle)
     }
 

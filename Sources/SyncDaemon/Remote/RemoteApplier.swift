@@ -23,6 +23,8 @@ struct RemoteApplier: Sendable {
     let echoes = DownloadEchoes()
     /// Big downloads cut short by the server, kept for their next try.
     let partials = PartialDownloads()
+    /// Paths `syncctl restore` committed here: their entries are no push's echo.
+    let restores = RestoresUnderWay()
     /// Writes a file's bytes (beside its target, then renamed into place).
     var assembler: FileAssembler {
         FileAssembler(
@@ -97,7 +99,7 @@ struct RemoteApplier: Sendable {
                     continue
                 }
                 if let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil,
-                    try ownPending.get().contains(entry.path)
+                    !restores.take(entry.path, rev: entry.rev), try ownPending.get().contains(entry.path)
                 {
                     outcome.applied.append((entry.path, entry.rev))
                     continue

@@ -11,6 +11,7 @@ import SyncCore
 struct RemoteRestore: Sendable {
     let folder: String
     let remote: RemoteClient
+    let restores: RestoresUnderWay
     let logger: Logger
 
     func restore(path: String, rev: Int64?) async throws(RestoreChoice.Refusal) -> RestoreReply {
@@ -34,11 +35,16 @@ struct RemoteRestore: Sendable {
             parent = (parent as NSString).deletingLastPathComponent
         }
         let response: CommitResponse
+        let paths = changes.map(\.path)
+        restores.begin(paths)
         do {
             response = try await remote.commit(folder: folder, changes: changes)
         } catch {
+            restores.committed(paths, revisions: [:])
             throw RestoreChoice.Refusal(message: "cannot restore \(path): \(error)")
         }
+        restores.committed(
+            paths, revisions: Dictionary(response.results.filter { $0.status == .ok }.map { ($0.path, $0.rev) }) { _, last in last })
         guard let result = response.results.first(where: { $0.path == path }), result.status == .ok else {
             throw RestoreChoice.Refusal(message: "\(path) changed on the server meanwhile; run the restore again")
         }
