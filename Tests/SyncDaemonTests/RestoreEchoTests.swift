@@ -44,7 +44,10 @@ struct RestoreEchoTests {
         var isDirectory: ObjCBool = false
         let made = FileManager.default.fileExists(atPath: folder + "/notes", isDirectory: &isDirectory) && isDirectory.boolValue
         #expect(made == restored)
-        // The mark is taken: the same revision again is an echo like any other.
-        #expect(!applier.restores.take("notes", rev: 5))
+        // The mark stays until its revision is applied (the feed settles it with the outcome),
+        // then the path's entries are echoes like any other.
+        #expect(applier.restores.covers("notes", rev: 5) == restored)
+        applier.restores.settle(applied: outcome.applied)
+        #expect(!applier.restores.covers("notes", rev: 5))
     }
 }

@@ -99,7 +99,7 @@ struct RemoteApplier: Sendable {
                     continue
                 }
                 if let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil,
-                    !restores.take(entry.path, rev: entry.rev), try ownPending.get().contains(entry.path)
+                    !restores.covers(entry.path, rev: entry.rev), try ownPending.get().contains(entry.path)
                 {
                     outcome.applied.append((entry.path, entry.rev))
                     continue

@@ -24,13 +24,20 @@ final class RestoresUnderWay: Sendable {
         }
     }
 
-    /// Whether the entry at `path` with `rev` is a restore's (and no push's echo); its mark
-    /// is taken once the committed revision (or a later one) came.
-    func take(_ path: String, rev: Int64) -> Bool {
+    /// Whether the entry at `path` with `rev` is a restore's (and no push's echo): the
+    /// revision committed or a later one, or any while the commit is on its way.
+    func covers(_ path: String, rev: Int64) -> Bool {
+        marks.withLock { marks in marks[path].map { $0 == 0 || rev >= $0 } ?? false }
+    }
+
+    /// Entries applied (or found applied already): a mark goes once its committed revision,
+    /// or a later one, is applied. Until then it stays, for an entry kept for a retry too.
+    func settle(applied: [(path: String, rev: Int64)]) {
         marks.withLock { marks in
-            guard let mark = marks[path] else { return false }
-            if mark != 0, rev >= mark { marks[path] = nil }
-            return true
+            guard !marks.isEmpty else { return }
+            for (path, rev) in applied {
+                if let mark = marks[path], mark != 0, rev >= mark { marks[path] = nil }
+            }
         }
     }
 }

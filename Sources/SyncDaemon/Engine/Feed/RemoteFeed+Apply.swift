@@ -47,6 +47,7 @@ extension RemoteFeed {
         let outcome = await applier.apply(
             entries, seen: seen, device: device, ownDeviceId: ownDevice, skip: { rules.skips($0, isDirectory: $1) })
         logApplied(entries.filter { $0.device != ownDevice }, outcome: outcome, took: ContinuousClock.now - started)
+        applier.restores.settle(applied: outcome.applied)
         // Directories whose event was taken as a download's echo but which were not recorded.
         let unrecorded = applier.echoes.takeUnrecorded()
         if !unrecorded.isEmpty { journal.add(unrecorded) }
