@@ -193,6 +193,8 @@ struct SparseFileTests {
         }
         let batched = two.b.log.split(separator: "\n").filter { $0.contains("downloaded a batch of small files") }
             .compactMap { $0.firstMatch(of: /files=(\d+)/).flatMap { Int($0.1) } }
-        #expect(batched.reduce(0, +) == 2, "files placed by batches: \(batched)")
+        // (Failed once in a loaded PostgreSQL pass, after 29 s, cause not known: the story beta told is shown.)
+        let story = two.b.log.split(separator: "\n").filter { $0.contains("zeros.bin") || $0.contains("tail.bin") || $0.contains("batch") }
+        #expect(batched.reduce(0, +) == 2, "files placed by batches: \(batched); beta's log about them:\n\(story.suffix(30).joined(separator: "\n"))")
     }
 }
