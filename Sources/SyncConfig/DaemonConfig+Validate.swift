@@ -63,7 +63,7 @@ extension DaemonConfig {
             }
         }
         // Symlinks could still make two folders overlap: compare resolved paths too.
-        let resolved = folders.map { Self.realPath($0.path) ?? $0.path }
+        let resolved = folders.map { PathExpansion.realPath($0.path) ?? $0.path }
         for i in folders.indices {
             for j in 0..<i {
                 if let relation = Self.overlap(resolved[i], resolved[j]) {
@@ -90,11 +90,5 @@ extension DaemonConfig {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return info.st_mode & S_IFMT
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }

@@ -98,6 +98,14 @@ public enum PathExpansion {
         return "/" + parts.joined(separator: "/")
     }
 
+    /// The path with every symlink in it resolved by the kernel (`realpath`), nil when it is
+    /// not there.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// True when `inner` is `outer` or lies below it (both normalized absolute paths).
     static func isSameOrInside(_ inner: String, _ outer: String) -> Bool {
         inner == outer || outer == "/" || inner.hasPrefix(outer + "/")

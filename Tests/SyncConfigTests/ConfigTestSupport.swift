@@ -9,7 +9,7 @@ func withTempDir<T>(_ body: (String) throws -> T) throws -> T {
     defer {
         if let error = tmp.remove() { Issue.record("cleanup failed: \(error)") }
     }
-    return try body(DaemonConfig.realPath(tmp.path) ?? PathExpansion.normalize(tmp.path))
+    return try body(PathExpansion.realPath(tmp.path) ?? PathExpansion.normalize(tmp.path))
 }
 
 func write(_ text: String, to path: String) throws {

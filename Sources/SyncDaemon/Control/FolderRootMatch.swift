@@ -14,13 +14,13 @@ enum FolderRootMatch {
     static func relative(_ absolute: String, to root: String) -> String? {
         let given = PathExpansion.normalize(absolute)
         if let below = below(given, root) { return below }
-        guard given != "/", let resolvedRoot = resolved(root) else { return nil }
+        guard given != "/", let resolvedRoot = PathExpansion.realPath(root) else { return nil }
         // The directories above the last name, resolved as far as they exist (a path asked
         // about may name a directory that is not there).
         var names = given.split(separator: "/").map(String.init)
         var missing = [names.removeLast()]
         while !names.isEmpty {
-            if let real = resolved("/" + names.joined(separator: "/")) {
+            if let real = PathExpansion.realPath("/" + names.joined(separator: "/")) {
                 let path = (real == "/" ? "" : real) + "/" + missing.reversed().joined(separator: "/")
                 return below(path, resolvedRoot) ?? below(path, root)
             }
@@ -33,12 +33,5 @@ enum FolderRootMatch {
         if path == root { return "" }
         guard path.hasPrefix(root + "/") else { return nil }
         return String(path.dropFirst(root.count + 1))
-    }
-
-    /// The path with every symlink in it resolved, nil when it is not there.
-    private static func resolved(_ path: String) -> String? {
-        guard let real = realpath(path, nil) else { return nil }
-        defer { free(real) }
-        return String(cString: real)
     }
 }

@@ -62,9 +62,14 @@ extension FolderEngine {
     /// reject again, or approve the deletes. (Before, the paths below it were brought back into
     /// a file, failed and were retried for good, and the file went up over the directory.)
     private func refuseIntoNonDirectories(restoring: [String], back: [String]) throws {
+        // (Each directory above the paths looked at once: a wave holds thousands below a few.)
+        var looked: [String: EntryKind?] = [:]
         func nonDirectory(_ path: String) -> EntryKind? {
-            guard case .found(let stat) = folder.lstat(path), stat.kind != .directory else { return nil }
-            return stat.kind
+            if let known = looked[path] { return known }
+            var kind: EntryKind?
+            if case .found(let stat) = folder.lstat(path), stat.kind != .directory { kind = stat.kind }
+            looked[path] = kind
+            return kind
         }
         var blocked: [String: (kind: EntryKind, below: Int)] = [:]
         for path in restoring {

@@ -67,6 +67,11 @@ struct RemoteApplier: Sendable {
         }
     }
 
+    /// Whether this device's base of the entry's path is as new as the entry: seen already.
+    static func wasSeen(_ entry: WireEntry, in seen: [String: BaseRecord]) -> Bool {
+        seen[entry.path].map { $0.rev >= entry.rev } ?? false
+    }
+
     /// `seen`: `seenBases(of: entries)`. `ownDeviceId`: entries this device committed whose
     /// push is still being recorded are its own echo; the uploader records them. Entries a
     /// move made are always planned: the push that made them records only the move.
@@ -84,7 +89,7 @@ struct RemoteApplier: Sendable {
         // If the journal cannot be read, each of them fails as its own look would have.
         let own = entries.filter { entry in
             guard let ownDeviceId, entry.device == ownDeviceId, entry.movedFrom == nil, entry.movedTo == nil else { return false }
-            return !(seen[entry.path].map { $0.rev >= entry.rev } ?? false)
+            return !Self.wasSeen(entry, in: seen)
         }
         let ownPending = Result { try index.journal.pendingPushes(folder: folder, among: own.map(\.path)) }
         for entry in entries {
@@ -94,7 +99,7 @@ struct RemoteApplier: Sendable {
                     outcome.applied.append((entry.path, entry.rev))
                     continue
                 }
-                if let base = seen[entry.path], base.rev >= entry.rev {
+                if Self.wasSeen(entry, in: seen) {
                     outcome.applied.append((entry.path, entry.rev))
                     continue
                 }

@@ -37,7 +37,7 @@ extension RemoteFeed {
         // downloads: counted, they showed a folder just idle as syncing for the moment they
         // were looked at. (A restore is this device's commit too, but newer than its base.)
         let seen = applier.seenBases(of: entries)
-        let downloads = entries.count { entry in !(seen[entry.path].map { $0.rev >= entry.rev } ?? false) }
+        let downloads = entries.count { !RemoteApplier.wasSeen($0, in: seen) }
         pendingDownloads += downloads
         defer { pendingDownloads -= downloads }
         let device = await remote.deviceName ?? "device"
