@@ -28,6 +28,28 @@ struct RecordStore: Sendable {
         return (locals, bases)
     }
 
+    /// The base records alone of many paths in few queries (a feed page's "seen already").
+    func bases(folder: String, paths: [String]) throws -> [String: BaseRecord] {
+        var bases: [String: BaseRecord] = [:]
+        try pool.read { db in
+            for slice in IndexSQL.slices(paths) {
+                for b in try base.records(folder: folder, paths: slice, in: db) { bases[b.path] = b }
+            }
+        }
+        return bases
+    }
+
+    /// The local records alone of many paths in few queries (what a batch may download fresh).
+    func locals(folder: String, paths: [String]) throws -> [String: LocalRecord] {
+        var locals: [String: LocalRecord] = [:]
+        try pool.read { db in
+            for slice in IndexSQL.slices(paths) {
+                for r in try files.records(folder: folder, paths: slice, in: db) { locals[r.path] = r }
+            }
+        }
+        return locals
+    }
+
     /// The local records and live base records at `path` and below it, from one snapshot.
     func subtree(folder: String, at path: String) throws -> (locals: [LocalRecord], bases: [BaseRecord]) {
         try pool.read { db in

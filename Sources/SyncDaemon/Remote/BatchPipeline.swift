@@ -84,7 +84,7 @@ struct BatchPipeline {
     private static func likelyFresh(_ entries: [WireEntry], applier: RemoteApplier) -> [WireEntry] {
         let local: [String: LocalRecord]
         do {
-            local = try applier.index.records.read(folder: applier.folder, paths: entries.map(\.path)).local
+            local = try applier.index.records.locals(folder: applier.folder, paths: entries.map(\.path))
         } catch {
             return []  // planned first, then fetched (and the index error reported there)
         }

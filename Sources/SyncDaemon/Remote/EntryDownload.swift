@@ -123,7 +123,7 @@ struct EntryDownload: Sendable {
         guard entry.chunks.count > 1 else { return nil }  // a one-chunk file changed as a whole
         let wanted = Set(entry.chunks)
         let named = [entry.path] + (entry.movedFrom.map { [$0] } ?? [])
-        var candidates = try index.records.read(folder: folder, paths: named).local
+        var candidates = try index.records.locals(folder: folder, paths: named)
         for record in try index.chunks.files(folder: folder, sharingChunksWith: Array(wanted), limit: 4) {
             candidates[record.path] = candidates[record.path] ?? record
         }

@@ -60,7 +60,7 @@ struct RemoteApplier: Sendable {
     /// cannot be read, none is (each entry is then looked at as usual).
     func seenBases(of entries: [WireEntry]) -> [String: BaseRecord] {
         do {
-            return try index.records.read(folder: folder, paths: entries.map(\.path)).base
+            return try index.records.bases(folder: folder, paths: entries.map(\.path))
         } catch {
             logger.warning("cannot read base records of a feed page", metadata: ["error": "\(error)"])
             return [:]

@@ -31,7 +31,7 @@ extension TransferQueue {
                 folder: folder, since: since, limit: ExpressLane.candidateLimit, synced: lane == .edits)
             if lane == .newPaths {
                 let parents = Set(candidates.map { ExpressLane.parentPath($0.path) }).filter { !$0.isEmpty }
-                let bases = try index.records.read(folder: folder, paths: parents.sorted()).base
+                let bases = try index.records.bases(folder: folder, paths: parents.sorted())
                 candidates = ExpressLane.placeable(candidates, parents: bases, running: running)
             }
         } catch {
