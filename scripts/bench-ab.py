@@ -21,12 +21,19 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def fresh_fs(image, mountpoint):
-    subprocess.run(["umount", mountpoint], stderr=subprocess.DEVNULL)
+    # A run's processes can hold the file system a moment after they exit: try again.
+    for _ in range(20):
+        if subprocess.run(["mountpoint", "-q", mountpoint]).returncode != 0:
+            break
+        if subprocess.run(["umount", mountpoint], stderr=subprocess.DEVNULL).returncode == 0:
+            break
+        time.sleep(0.5)
     os.makedirs(mountpoint, exist_ok=True)
     if not os.path.exists(image):
         with open(image, "wb") as f:
