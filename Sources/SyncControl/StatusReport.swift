@@ -142,6 +142,13 @@ public struct RetryReply: Codable, Sendable, Equatable {
     }
 }
 
+extension RetryReply {
+    /// What `syncctl retry` (of a folder, or all) says: `retrying now: docs (1 path)`.
+    public var said: String {
+        "retrying now: " + folders.joined(separator: ", ") + " (\(paths == 1 ? "1 path" : "\(paths) paths"))"
+    }
+}
+
 /// Answer of `approve-deletes`.
 public struct ApprovalReply: Codable, Sendable, Equatable {
     public var folders: [String]

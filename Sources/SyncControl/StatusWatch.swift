@@ -17,6 +17,10 @@ public struct StatusWatch: Sendable {
 
     /// Changes when the terminal is resized (the next update redraws).
     public var output: Output
+    /// On a terminal: the view takes keys (`StatusWatchKeys`), and its header says which.
+    public var keys = false
+    /// What the last key did (`retrying now: docs (1 path)`), shown under the header; nil: none.
+    public var notice: String?
     public let interval: Duration
     private var rates: [String: TransferRate] = [:]
     private var lastFrame: [String]?
@@ -35,7 +39,7 @@ public struct StatusWatch: Sendable {
         rates = rates.filter { id, _ in report.folders.contains { $0.id == id } }
         switch output {
         case .terminal(let width, let height):
-            var frame = StatusWatchView.frame(report, rates: rates, interval: interval, width: width)
+            var frame = StatusWatchView.frame(report, rates: rates, interval: interval, width: width, keys: keys, notice: notice)
             if let height, height > 1, frame.count > height - 1 { frame = Array(frame.prefix(height - 1)) }
             defer { lastFrame = frame }
             guard frame != lastFrame else { return nil }

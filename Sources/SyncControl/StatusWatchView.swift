@@ -14,12 +14,17 @@ public enum StatusWatchView {
     /// The whole screen: a header, then per folder its state, pending work each way with
     /// speed and ETA, the largest transfers with a bar, and errors. `width`: the terminal's
     /// columns (lines are cut to fit, so the frame never wraps); nil leaves them whole.
+    /// `keys`: the view takes keys (`StatusWatchKeys`), and says so; `notice`: what the last
+    /// key did, shown under the header.
     public static func frame(
-        _ report: StatusReport, rates: [String: TransferRate], interval: Duration, width: Int?
+        _ report: StatusReport, rates: [String: TransferRate], interval: Duration, width: Int?, keys: Bool = false,
+        notice: String? = nil
     ) -> [String] {
         var lines = [
-            "syncd \(report.daemon.version)  pid \(report.daemon.pid)  every \(seconds(interval))  Ctrl-C ends", "",
+            "syncd \(report.daemon.version)  pid \(report.daemon.pid)  every \(seconds(interval))  \(StatusWatchKeys.hint(keys: keys))"
         ]
+        if let notice { lines.append(notice) }
+        lines.append("")
         if report.folders.isEmpty { lines.append("no folders") }
         for folder in report.folders {
             let rate = rates[folder.id] ?? TransferRate()

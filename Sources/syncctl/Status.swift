@@ -151,8 +151,7 @@ struct Retry: AsyncParsableCommand {
             let client = try daemon.client(inheriting: root.daemon)
             let paths: (Int) -> String = { $0 == 1 ? "1 path" : "\($0) paths" }
             guard let path else {
-                let reply = try await client.retry(folder: folder)
-                Exit.out("retrying now: " + reply.folders.joined(separator: ", ") + " (\(paths(reply.paths)))")
+                Exit.out(try await client.retry(folder: folder).said)
                 return
             }
             let reply = try await client.retry(path: path, folder: folder, workingDirectory: FileManager.default.currentDirectoryPath)

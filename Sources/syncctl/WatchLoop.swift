@@ -3,17 +3,43 @@ import Foundation
 import SyncControl
 
 /// `syncctl status --watch`: polls the daemon, writes what `StatusWatch` says, and ends on
-/// Ctrl-C (exit 0, the cursor shown again) or when the daemon goes away (exit 2).
+/// Ctrl-C or `q` (exit 0, the cursor shown again) or when the daemon goes away (exit 2). On a
+/// terminal, `r` retries now what waits for a retry (`syncctl retry` for the folders shown).
 enum WatchLoop {
+    /// How long what a key did stays under the header.
+    static let noticeShown: Duration = .seconds(10)
+
     static func run(client: ControlClient, folder: String?, json: Bool, interval: Duration) async -> Never {
         let terminal = !json && isatty(STDOUT_FILENO) == 1
         let output: StatusWatch.Output = json ? .json : terminal ? terminalSize() : .plain
+        let clock = ContinuousClock()
+        let notice = WatchNotice()
+        let keys = terminal && WatchTerminal.takeKeys()
+        if keys {
+            WatchTerminal.readKeys { action in
+                switch action {
+                case .quit:
+                    write(StatusWatch.Terminal.showCursor + "\n")
+                    exit(0)
+                case .retry:
+                    notice.set("retrying…", at: clock.now)
+                    Task {
+                        let said: String
+                        do throws(ControlClient.Failure) { said = try await client.retry(folder: folder).said } catch {
+                            said = "retry: \(error)"
+                        }
+                        notice.set(said, at: clock.now)
+                    }
+                }
+            }
+        }
         let loop = Task {
             var watch = StatusWatch(output: output, interval: interval)
-            let clock = ContinuousClock()
+            watch.keys = keys
             let start = clock.now
             if terminal { write(StatusWatch.Terminal.hideCursor) }
             while !Task.isCancelled {
+                watch.notice = notice.text(at: clock.now, shownFor: noticeShown)
                 let report: StatusReport
                 do throws(ControlClient.Failure) { report = try await client.status() } catch {
                     if Task.isCancelled { break }

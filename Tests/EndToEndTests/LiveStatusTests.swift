@@ -68,6 +68,62 @@ struct LiveStatusTests {
         #expect(last.contains(StatusWatch.Terminal.showCursor), "the cursor is shown again: \(last.suffix(200).debugDescription)")
     }
 
+    /// On a terminal the view takes keys: a push the server refused for good is shown with its
+    /// error; `r` retries it (the view says so under its header), it goes up and the view shows
+    /// the folder idle without the error; `q` ends the view with 0 and the cursor shown again.
+    @Test func rInTheViewRetriesWhatWaitsAndQEndsIt() async throws {
+        let (rig, proxy) = try await Rig.startBehindProxy("watch-keys")
+        defer { proxy.stop(); rig.stop() }
+        let d = rig.daemon
+        proxy.refuseNext(requestContaining: "/commit", status: 422, code: "bad_request", message: "refused by the test")
+        try writeFile(d.path("refused.txt"), "the server said no once")
+        try await eventually("refused.txt failed for good") {
+            let shown = try await d.status()?.errors.first { $0.path == "refused.txt" }
+            return shown?.code == "rejected" && shown?.retryAt == nil
+        }
+        let command = [try Binaries.path("syncctl"), "--socket", d.socketPath, "status", "--watch"].map(Self.quoted)
+        let view = try WatchedProcess("/usr/bin/script", ["-q", "-e", "-c", "exec " + command.joined(separator: " "), "/dev/null"])
+        defer { view.stop() }
+        do {
+            try await eventually("the view shows the refused file and its keys") {
+                let shown = Self.screen(view.output)
+                return shown.contains("r retries now  q ends") && shown.contains("refused.txt")
+            }
+        } catch { throw TestFailure("\(error)\n--- output:\n\(view.output.suffix(1500).debugDescription)\n--- stderr:\n\(view.errorOutput)") }
+
+        // Typed again until it shows: under load a first keystroke was seen not to reach the pty.
+        for _ in 0..<20 where !Self.screen(view.output).contains("retrying now: docs (1 path)") {
+            view.type("r")
+            do {
+                try await eventually("the view says it retries", timeout: .seconds(1)) {
+                    Self.screen(view.output).contains("retrying now: docs")
+                }
+            } catch {}
+        }
+        let client = rig.server.client(credential: rig.credential)
+        try await eventually("refused.txt is on the server after the key") {
+            try await client.changes(folder: "docs", since: 0, limit: 10).entries.contains {
+                $0.path == "refused.txt" && $0.contentHash == contentHash("the server said no once")
+            }
+        }
+        do {
+            try await eventually("the view shows docs idle without the error") {
+                let shown = Self.screen(view.output)
+                return shown.contains("docs  idle") && !shown.contains("! refused.txt")
+            }
+        } catch { throw TestFailure("\(error)\n--- screen:\n\(Self.screen(view.output))") }
+        #expect(Self.screen(view.output).contains("retrying now: docs (1 path)"), "\(Self.screen(view.output))")
+
+        for _ in 0..<20 where view.isRunning {
+            view.type("q")
+            do { try await eventually("the view ends", timeout: .milliseconds(500)) { !view.isRunning } } catch {}
+        }
+        let status = try await view.exitStatus(within: .seconds(10))
+        #expect(status == 0, "\(view.output.suffix(500).debugDescription)")
+        let last = view.output.components(separatedBy: StatusWatch.Terminal.home).last ?? ""
+        #expect(last.contains(StatusWatch.Terminal.showCursor), "the cursor is shown again: \(last.suffix(200).debugDescription)")
+    }
+
     /// To a pipe, `--json --watch` is NDJSON: every line a whole status object; the last one
     /// after a write is idle with the file committed. SIGINT ends it with 0.
     @Test func jsonWatchToAPipeIsOneStatusObjectPerLine() async throws {
