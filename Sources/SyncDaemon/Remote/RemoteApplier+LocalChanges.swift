@@ -125,13 +125,31 @@ extension RemoteApplier {
 
     /// Keeps the local version next to the path as a conflict copy (pushed
     /// too), then puts the remote version at the path.
-    func resolveConflict(_ entry: WireEntry, localHash: String, device: String, into outcome: inout Outcome) async throws {
-        let copy = ConflictName.make(for: entry.path, device: device, at: Date())
-        try materializer.rename(entry.path, to: copy)
+    func resolveConflict(
+        _ entry: WireEntry, localHash: String, device: String, at now: Date = Date(), into outcome: inout Outcome
+    ) async throws {
+        let copy = try keepAsConflictCopy(entry.path, device: device, at: now)
         outcome.pushes.append(copy)
         outcome.conflicts += 1
         try index.conflicts.record(
             folder: folder, path: copy, remoteRev: entry.rev, localHash: localHash, remoteHash: entry.contentHash)
         try await EntryDownload(applier: self).apply(entry, expected: nil, plannedBase: try index.base.record(folder: folder, path: entry.path))
+    }
+
+    /// Renames the local version at `path` to the first conflict-copy name not taken: a
+    /// second conflict of the path within the same second found the first copy's name taken,
+    /// failed with "File exists", and the remote change waited for its retry (seed 4040986932).
+    private func keepAsConflictCopy(_ path: String, device: String, at now: Date) throws(DaemonError) -> String {
+        var attempt = 1
+        while true {
+            let copy = ConflictName.make(for: path, device: device, at: now, attempt: attempt)
+            do {
+                try materializer.rename(path, to: copy)
+                return copy
+            } catch {
+                guard error.errnoValue == EEXIST, attempt < ConflictName.attempts else { throw error }
+                attempt += 1
+            }
+        }
     }
 }

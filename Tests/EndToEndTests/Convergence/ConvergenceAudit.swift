@@ -23,6 +23,13 @@ extension ConvergenceRun {
         let known = try await client.allRevisions(folder: "docs").map(\.path)
         let conflictPaths = Array(Set(known.filter { $0.contains(VersionAudit.conflictMarker) }))
         var history: [String: Set<String>] = [:]
+        let moves = runs.flatMap(\.log).compactMap { logged -> (from: String, to: String)? in
+            guard logged.outcome.isApplied else { return nil }
+            switch logged.op.action {
+            case .rename(let from, let to), .moveDirectory(let from, let to): return (from, to)
+            default: return nil
+            }
+        }
         func fetch(_ paths: some Sequence<String>) async throws {
             for p in paths where history[p] == nil { history[p] = try await serverHistory(rig, path: p) }
         }
@@ -36,6 +43,12 @@ extension ConvergenceRun {
             try await fetch(conflictPaths)
             if let found = VersionAudit.locate(version, tree: tree, history: history, conflictPaths: conflictPaths) {
                 result.found.append((version, found))
+                continue
+            }
+            let along = VersionAudit.movedAlong(version.lineage, moves: moves)
+            try await fetch(along)
+            if let path = along.first(where: { history[$0]?.contains(version.contentHash) == true }) {
+                result.found.append((version, "history of \(path), moved along"))
                 continue
             }
             // Lost. Say whether the server has it anywhere at all (a wrong path is a bug too),

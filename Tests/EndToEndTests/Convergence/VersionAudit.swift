@@ -27,13 +27,33 @@ struct TrackedVersion: Sendable, Equatable {
 ///   1. in the final tree at one of its lineage paths, or
 ///   2. in the final tree as a conflict copy (any path containing " (conflict "),
 ///   3. in the server history of one of its lineage paths (it was committed and
-///      then changed, moved or deleted by the other device), or
+///      then changed, moved or deleted by the other device),
 ///   4. in the server history of a conflict copy (committed as a copy that was
-///      later changed or deleted).
+///      later changed or deleted), or
+///   5. in the server history of a path a move of the run takes a lineage path to
+///      (`movedAlong`: written into a directory the other device moved meanwhile, it went
+///      up where the move put it).
 /// Write contents are unique per (seed, device, op), so a content hash names
 /// one write (except empty files, which are all alike: a weaker but sound check).
 enum VersionAudit {
     static let conflictMarker = " (conflict "
+
+    /// The paths `lineage`'s paths reach through the other moves made in the run (`moves`:
+    /// renames and directory moves either device applied, in any order), beyond the lineage
+    /// itself. A file written into a directory the other device moved meanwhile goes up where
+    /// the move put it (it moves along with its directory when the move is applied here): its
+    /// lineage, the device's own doing, does not name that path (seed 2665233287, session 37).
+    static func movedAlong(_ lineage: [String], moves: [(from: String, to: String)]) -> [String] {
+        var reached = Set(lineage)
+        var frontier = lineage
+        while let path = frontier.popLast() {
+            for move in moves where path == move.from || TreeModel.isInside(path, move.from) {
+                let target = move.to + path.dropFirst(move.from.count)
+                if reached.insert(target).inserted { frontier.append(target) }
+            }
+        }
+        return reached.subtracting(lineage).sorted()
+    }
 
     /// Where `version` survives, or nil if it is lost. `history` maps a path to the
     /// content hashes of its live file versions on the server (paths not fetched
