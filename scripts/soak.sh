@@ -35,13 +35,14 @@ while [ "$ran" -lt "$total" ]; do
   fi
   # Swift Testing names the failing argument on its failure lines: "✘ Test … recorded an issue
   # with 1 argument seed → 1234 …" (its start lines name every seed: "◇ Test case passing …").
-  for seed in $(grep '^✘' "$log" | grep -o 'argument seed → [0-9]*' | awk '{print $4}' | sort -u); do
+  # Not only at a line's start: parallel output can put it after a printed report's half line.
+  for seed in $(grep '✘' "$log" | grep -o 'argument seed → [0-9]*' | awk '{print $4}' | sort -u); do
     echo "$seed $(date -u +%FT%TZ)" >>"$out"
     failed=$((failed + 1))
     echo "seed $seed FAILED (log: $log)"
   done
   # A test process that crashed or was stopped names no failing seed: its log is the lead.
-  if [ "$rc" -ne 0 ] && ! grep -q '^✘.*argument seed → ' "$log"; then
+  if [ "$rc" -ne 0 ] && ! grep -q '✘.*argument seed → ' "$log"; then
     echo "unknown-seed $(date -u +%FT%TZ) exit $rc log $log" >>"$out"
     failed=$((failed + 1))
     echo "a test run FAILED (exit $rc) naming no seed (log: $log)"
