@@ -56,10 +56,15 @@ struct LiveStatusTests {
         #expect(output.components(separatedBy: StatusWatch.Terminal.home).count > 3, "frames are redrawn in place")
         #expect(output.contains(StatusWatch.Terminal.clearToEnd))
 
-        // Ctrl-C, through the terminal's line discipline: SIGINT to syncctl. Typed again while
-        // the view runs: under load a first keystroke was seen not to reach the pty at all.
+        // Ctrl-C, through the terminal's line discipline: SIGINT to syncctl.
+        try await Self.end(view, typing: "\u{03}")
+    }
+
+    /// Types `key` until the view ends (under load a first keystroke was seen not to reach the
+    /// pty at all); it must end with 0, the cursor shown again.
+    static func end(_ view: WatchedProcess, typing key: String) async throws {
         for _ in 0..<20 where view.isRunning {
-            view.type("\u{03}")
+            view.type(key)
             do { try await eventually("the view ends", timeout: .milliseconds(500)) { !view.isRunning } } catch {}
         }
         let status = try await view.exitStatus(within: .seconds(10))
@@ -114,14 +119,7 @@ struct LiveStatusTests {
         } catch { throw TestFailure("\(error)\n--- screen:\n\(Self.screen(view.output))") }
         #expect(Self.screen(view.output).contains("retrying now: docs (1 path)"), "\(Self.screen(view.output))")
 
-        for _ in 0..<20 where view.isRunning {
-            view.type("q")
-            do { try await eventually("the view ends", timeout: .milliseconds(500)) { !view.isRunning } } catch {}
-        }
-        let status = try await view.exitStatus(within: .seconds(10))
-        #expect(status == 0, "\(view.output.suffix(500).debugDescription)")
-        let last = view.output.components(separatedBy: StatusWatch.Terminal.home).last ?? ""
-        #expect(last.contains(StatusWatch.Terminal.showCursor), "the cursor is shown again: \(last.suffix(200).debugDescription)")
+        try await Self.end(view, typing: "q")
     }
 
     /// To a pipe, `--json --watch` is NDJSON: every line a whole status object; the last one

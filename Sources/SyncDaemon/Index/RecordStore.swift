@@ -17,35 +17,31 @@ struct RecordStore: Sendable {
 
     /// Local and base records of many paths in few queries, from one snapshot.
     func read(folder: String, paths: [String]) throws -> (local: [String: LocalRecord], base: [String: BaseRecord]) {
-        var locals: [String: LocalRecord] = [:]
-        var bases: [String: BaseRecord] = [:]
-        try pool.read { db in
-            for slice in IndexSQL.slices(paths) {
-                for r in try files.records(folder: folder, paths: slice, in: db) { locals[r.path] = r }
-                for b in try base.records(folder: folder, paths: slice, in: db) { bases[b.path] = b }
-            }
-        }
-        return (locals, bases)
+        try pool.read { db in (try locals(folder: folder, paths: paths, in: db), try bases(folder: folder, paths: paths, in: db)) }
     }
 
     /// The base records alone of many paths in few queries (a feed page's "seen already").
     func bases(folder: String, paths: [String]) throws -> [String: BaseRecord] {
-        var bases: [String: BaseRecord] = [:]
-        try pool.read { db in
-            for slice in IndexSQL.slices(paths) {
-                for b in try base.records(folder: folder, paths: slice, in: db) { bases[b.path] = b }
-            }
-        }
-        return bases
+        try pool.read { db in try bases(folder: folder, paths: paths, in: db) }
     }
 
     /// The local records alone of many paths in few queries (what a batch may download fresh).
     func locals(folder: String, paths: [String]) throws -> [String: LocalRecord] {
+        try pool.read { db in try locals(folder: folder, paths: paths, in: db) }
+    }
+
+    private func bases(folder: String, paths: [String], in db: Database) throws -> [String: BaseRecord] {
+        var bases: [String: BaseRecord] = [:]
+        for slice in IndexSQL.slices(paths) {
+            for b in try base.records(folder: folder, paths: slice, in: db) { bases[b.path] = b }
+        }
+        return bases
+    }
+
+    private func locals(folder: String, paths: [String], in db: Database) throws -> [String: LocalRecord] {
         var locals: [String: LocalRecord] = [:]
-        try pool.read { db in
-            for slice in IndexSQL.slices(paths) {
-                for r in try files.records(folder: folder, paths: slice, in: db) { locals[r.path] = r }
-            }
+        for slice in IndexSQL.slices(paths) {
+            for r in try files.records(folder: folder, paths: slice, in: db) { locals[r.path] = r }
         }
         return locals
     }
