@@ -15,18 +15,8 @@ struct Preparer: Sendable {
     func prepare(
         path: String, local: LocalRecord?, base: BaseRecord?, keepBytes: Bool = true, liveBelow: () throws -> [BaseRecord]
     ) rethrows -> Preparation {
-        var directories = OpenDirectories()
-        return try prepare(path: path, local: local, base: base, keepBytes: keepBytes, directories: &directories, liveBelow: liveBelow)
-    }
-
-    /// `prepare`, reaching `path`'s directory through `directories` (a batch's paths in one
-    /// directory walk from the root once; see `OpenDirectories`).
-    func prepare(
-        path: String, local: LocalRecord?, base: BaseRecord?, keepBytes: Bool = true, directories: inout OpenDirectories,
-        liveBelow: () throws -> [BaseRecord]
-    ) rethrows -> Preparation {
         // Beneath the root, no symlink followed: a path below a symlink is not in the folder.
-        let (located, lookup) = directories.lookup(path, in: folder)
+        let (located, lookup) = folder.lookup(path)
         switch lookup {
         case .missing:
             let tombstones = try Self.tombstones(liveBelow())

@@ -259,12 +259,8 @@ struct Uploader: Sendable {
         return followers
     }
 
-    /// How many directories one preparing slice keeps open between its paths.
-    static let directoriesHeldOpen = 64
-
     /// Prepares `paths` on up to four cores; with each, what it read of the live entries
-    /// below it, when it asked. A slice reaches the paths of one directory through one
-    /// handle, walked from the root once.
+    /// below it, when it asked.
     private func prepareAll(_ paths: [String], records: (local: [String: LocalRecord], base: [String: BaseRecord])) async
         -> [(String, Preparation, [BaseRecord]?)]
     {
@@ -277,16 +273,12 @@ struct Uploader: Sendable {
             for slice in slices {
                 group.addTask { [preparer, index, folder] in
                     var kept = 0
-                    var directories = OpenDirectories()
                     return slice.map { path in
                         let preparation: Preparation
                         var below: [BaseRecord]?
-                        // Few descriptors held at once, whatever the batch's spread.
-                        if directories.count >= Self.directoriesHeldOpen { directories = OpenDirectories() }
                         do {
                             preparation = try preparer.prepare(
                                 path: path, local: records.local[path], base: records.base[path], keepBytes: kept < budget,
-                                directories: &directories,
                                 liveBelow: {
                                     let live = try index.base.live(folder: folder, under: path)
                                     below = StagedPush.Inputs.ordered(live)
