@@ -14,8 +14,28 @@ enum WatchLoop {
         let output: StatusWatch.Output = json ? .json : terminal ? terminalSize() : .plain
         let clock = ContinuousClock()
         let notice = WatchNotice()
+        // Signals first: a Ctrl-C once the terminal is in key mode must go through `exit`,
+        // whose handler puts the terminal back.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        var sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                // At once: a status request in flight to a busy daemon would otherwise hold
+                // the exit until it is answered.
+                if terminal { write(StatusWatch.Terminal.showCursor + "\n") }
+                exit(0)
+            }
+            source.resume()
+            return source
+        }
         let keys = terminal && WatchTerminal.takeKeys()
         if keys {
+            // Back from a stop (Ctrl-Z, then `fg`): the shell put its own settings back.
+            let resumed = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())
+            resumed.setEventHandler { WatchTerminal.applyKeys() }
+            resumed.resume()
+            sources.append(resumed)
             WatchTerminal.readKeys { action in
                 switch action {
                 case .quit:
@@ -55,20 +75,6 @@ enum WatchLoop {
                 if let text { write(terminal || json ? text : stamped(text)) }
                 do { try await Task.sleep(for: interval) } catch { break }
             }
-        }
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                loop.cancel()
-                // At once: a status request in flight to a busy daemon would otherwise hold
-                // the exit until it is answered.
-                if terminal { write(StatusWatch.Terminal.showCursor + "\n") }
-                exit(0)
-            }
-            source.resume()
-            return source
         }
         await loop.value
         withExtendedLifetime(sources) {}

@@ -4,19 +4,28 @@ import SyncControl
 
 /// The live view's keys (`StatusWatchKeys`): the terminal is read a key at a time, without
 /// echo (signals stay as they were: Ctrl-C still ends the view), and put back as it was when
-/// syncctl exits, however it exits.
+/// syncctl exits, however it exits. Only a view in the terminal's foreground takes keys (one
+/// started with `&` would be stopped for touching it); one stopped (Ctrl-Z) and brought back
+/// takes them again, as the shell put its own settings back meanwhile.
 enum WatchTerminal {
     /// The terminal's settings before the view took its keys.
     private static let saved = Mutex<termios?>(nil)
 
-    /// Takes the keys of stdin if it is a terminal; false (nothing changed) otherwise.
+    /// Takes the keys of stdin if it is a terminal whose foreground this process is in; false
+    /// (nothing changed) otherwise.
     static func takeKeys() -> Bool {
-        guard isatty(STDIN_FILENO) == 1 else { return false }
+        guard isatty(STDIN_FILENO) == 1, tcgetpgrp(STDIN_FILENO) == getpgrp() else { return false }
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return false }
         saved.withLock { $0 = settings }
         atexit { WatchTerminal.restore() }
-        var keys = settings
+        return applyKeys()
+    }
+
+    /// Sets the key-at-a-time mode over the saved settings (again after a stop and `fg`).
+    @discardableResult
+    static func applyKeys() -> Bool {
+        guard var keys = saved.withLock({ $0 }), tcgetpgrp(STDIN_FILENO) == getpgrp() else { return false }
         keys.c_lflag &= ~tcflag_t(ICANON | ECHO)
         withUnsafeMutableBytes(of: &keys.c_cc) { cc in
             cc[Int(VMIN)] = 1
@@ -25,9 +34,11 @@ enum WatchTerminal {
         return tcsetattr(STDIN_FILENO, TCSANOW, &keys) == 0
     }
 
-    /// Puts the terminal back as it was (once).
+    /// Puts the terminal back as it was (once). From the background too: SIGTTOU, which would
+    /// stop the exiting process there, is ignored first.
     static func restore() {
         guard var settings = saved.withLock({ $0.take() }) else { return }
+        signal(SIGTTOU, SIG_IGN)
         _ = tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 

@@ -23,12 +23,17 @@ extension ConvergenceRun {
         let known = try await client.allRevisions(folder: "docs").map(\.path)
         let conflictPaths = Array(Set(known.filter { $0.contains(VersionAudit.conflictMarker) }))
         var history: [String: Set<String>] = [:]
-        let moves = runs.flatMap(\.log).compactMap { logged -> (from: String, to: String)? in
+        // Renames and directory moves of both devices, in the order they were made.
+        let moves = runs.flatMap(\.log).compactMap { logged -> (at: Duration, from: String, to: String)? in
             guard logged.outcome.isApplied else { return nil }
             switch logged.op.action {
-            case .rename(let from, let to), .moveDirectory(let from, let to): return (from, to)
+            case .rename(let from, let to), .moveDirectory(let from, let to): return (logged.at, from, to)
             default: return nil
             }
+        }.sorted { $0.at < $1.at }
+        func written(_ version: TrackedVersion) -> Duration {
+            let device = ConvergenceWorkload.devices.firstIndex(of: version.device) ?? 0
+            return runs[device].log.first { $0.op.index == version.opIndex }?.at ?? .zero
         }
         func fetch(_ paths: some Sequence<String>) async throws {
             for p in paths where history[p] == nil { history[p] = try await serverHistory(rig, path: p) }
@@ -45,7 +50,8 @@ extension ConvergenceRun {
                 result.found.append((version, found))
                 continue
             }
-            let along = VersionAudit.movedAlong(version.lineage, moves: moves)
+            let after = written(version)
+            let along = VersionAudit.movedAlong(version.lineage, moves: moves.filter { $0.at >= after }.map { ($0.from, $0.to) })
             try await fetch(along)
             if let path = along.first(where: { history[$0]?.contains(version.contentHash) == true }) {
                 result.found.append((version, "history of \(path), moved along"))

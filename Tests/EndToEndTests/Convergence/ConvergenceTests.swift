@@ -83,15 +83,18 @@ struct ConvergenceTests {
     }
 
     /// A file written into a directory the other device moved goes where the moves take it:
-    /// through each move whose source is the path or a directory above it, one after another,
-    /// and nowhere else.
+    /// through each move, in order, whose source is the path or a directory above it, and
+    /// nowhere else.
     @Test func movedAlongFollowsTheRunsMovesOfThePathAndItsDirectories() {
         let moves: [(from: String, to: String)] = [("x y", "sub"), ("sub", "d1/sub"), ("other", "elsewhere"), ("x", "z")]
         #expect(VersionAudit.movedAlong(["x y/e.bin"], moves: moves) == ["d1/sub/e.bin", "sub/e.bin"])
         #expect(VersionAudit.movedAlong(["a.txt", "x y/a.txt"], moves: moves) == ["d1/sub/a.txt", "sub/a.txt"])
         // "x y2" is not inside "x y", nor "xa" inside "x"; a path no move touches goes nowhere.
         #expect(VersionAudit.movedAlong(["x y2/e.bin", "xa/f"], moves: moves).isEmpty)
-        // A move back and forth ends.
+        // A move made before (earlier in the list) does not take what a later one brought.
+        #expect(VersionAudit.movedAlong(["sub/f"], moves: [("x y", "sub")]).isEmpty)
+        // Moves back and forth, or into what they moved, end (one pass).
         #expect(VersionAudit.movedAlong(["p/f"], moves: [("p", "q"), ("q", "p")]) == ["q/f"])
+        #expect(VersionAudit.movedAlong(["a/f"], moves: [("a", "c/a"), ("c", "a/c"), ("a", "c/a")]) == ["a/c/a/f", "c/a/c/a/f", "c/a/f"])
     }
 }

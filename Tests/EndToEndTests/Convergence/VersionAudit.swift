@@ -30,26 +30,25 @@ struct TrackedVersion: Sendable, Equatable {
 ///      then changed, moved or deleted by the other device),
 ///   4. in the server history of a conflict copy (committed as a copy that was
 ///      later changed or deleted), or
-///   5. in the server history of a path a move of the run takes a lineage path to
-///      (`movedAlong`: written into a directory the other device moved meanwhile, it went
-///      up where the move put it).
+///   5. in the server history of a path the moves made after it was written take a lineage
+///      path to (`movedAlong`: written into a directory the other device moved meanwhile, it
+///      went up where the move put it).
 /// Write contents are unique per (seed, device, op), so a content hash names
 /// one write (except empty files, which are all alike: a weaker but sound check).
 enum VersionAudit {
     static let conflictMarker = " (conflict "
 
-    /// The paths `lineage`'s paths reach through the other moves made in the run (`moves`:
-    /// renames and directory moves either device applied, in any order), beyond the lineage
-    /// itself. A file written into a directory the other device moved meanwhile goes up where
-    /// the move put it (it moves along with its directory when the move is applied here): its
-    /// lineage, the device's own doing, does not name that path (seed 2665233287, session 37).
+    /// The paths `lineage`'s paths reach through `moves` (renames and directory moves either
+    /// device applied after the version was written, in the order they were made), beyond the
+    /// lineage itself. A file written into a directory the other device moved meanwhile goes
+    /// up where the move put it (it moves along with its directory when the move is applied
+    /// here): its lineage, the device's own doing, does not name that path (seed 2665233287,
+    /// session 37). One pass over the moves: it ends, whatever moves back and forth.
     static func movedAlong(_ lineage: [String], moves: [(from: String, to: String)]) -> [String] {
         var reached = Set(lineage)
-        var frontier = lineage
-        while let path = frontier.popLast() {
-            for move in moves where path == move.from || TreeModel.isInside(path, move.from) {
-                let target = move.to + path.dropFirst(move.from.count)
-                if reached.insert(target).inserted { frontier.append(target) }
+        for move in moves {
+            for path in reached where path == move.from || TreeModel.isInside(path, move.from) {
+                reached.insert(move.to + path.dropFirst(move.from.count))
             }
         }
         return reached.subtracting(lineage).sorted()
