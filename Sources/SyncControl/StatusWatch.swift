@@ -33,6 +33,12 @@ public struct StatusWatch: Sendable {
         self.interval = interval
     }
 
+    /// The next terminal update draws the whole screen again, changed or not (the view was
+    /// stopped and brought back: the shell wrote over it meanwhile).
+    public mutating func redrawNext() {
+        lastFrame = nil
+    }
+
     /// What to write for the report read at `time` (nil: nothing changed).
     public mutating func update(_ report: StatusReport, at time: Duration) throws -> String? {
         for folder in report.folders { rates[folder.id, default: TransferRate()].add(folder.transferring, done: folder.done, at: time) }

@@ -31,9 +31,13 @@ enum WatchLoop {
         }
         let keys = terminal && WatchTerminal.takeKeys()
         if keys {
-            // Back from a stop (Ctrl-Z, then `fg`): the shell put its own settings back.
+            // Back from a stop (Ctrl-Z, then `fg`): the shell put its own settings back, and
+            // wrote over the screen.
             let resumed = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())
-            resumed.setEventHandler { WatchTerminal.applyKeys() }
+            resumed.setEventHandler {
+                WatchTerminal.applyKeys()
+                notice.resume()
+            }
             resumed.resume()
             sources.append(resumed)
             WatchTerminal.readKeys { action in
@@ -60,6 +64,7 @@ enum WatchLoop {
             if terminal { write(StatusWatch.Terminal.hideCursor) }
             while !Task.isCancelled {
                 watch.notice = notice.text(at: clock.now, shownFor: noticeShown)
+                if notice.takeResumed() { watch.redrawNext() }
                 let report: StatusReport
                 do throws(ControlClient.Failure) { report = try await client.status() } catch {
                     if Task.isCancelled { break }

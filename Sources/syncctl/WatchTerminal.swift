@@ -58,9 +58,23 @@ enum WatchTerminal {
     }
 }
 
-/// What the last key did, and when: shown under the header for a while.
+/// What the last key did, and when: shown under the header for a while; and whether the view
+/// was brought back from a stop (its screen is drawn whole again).
 final class WatchNotice: Sendable {
     private let last = Mutex<(text: String, at: ContinuousClock.Instant)?>(nil)
+    private let resumed = Mutex(false)
+
+    func resume() {
+        resumed.withLock { $0 = true }
+    }
+
+    /// Whether the view was brought back since the last ask.
+    func takeResumed() -> Bool {
+        resumed.withLock { was in
+            defer { was = false }
+            return was
+        }
+    }
 
     func set(_ text: String, at time: ContinuousClock.Instant) {
         last.withLock { $0 = (text, time) }

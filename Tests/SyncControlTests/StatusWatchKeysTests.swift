@@ -40,6 +40,19 @@ import Testing
         #expect(!gone.contains("retrying now: docs (1 path)"))
     }
 
+    /// Brought back from a stop, the view draws its whole screen again though nothing changed.
+    @Test func aViewBroughtBackDrawsTheWholeScreenAgain() throws {
+        let report = StatusWatchTests.report(StatusWatchTests.folder(.idle))
+        var watch = StatusWatch(output: .terminal(width: nil, height: nil))
+        #expect(try watch.update(report, at: .zero) != nil)
+        #expect(try watch.update(report, at: .milliseconds(500)) == nil)
+        watch.redrawNext()
+        let again = try #require(try watch.update(report, at: .seconds(1)))
+        #expect(again.hasPrefix(StatusWatch.Terminal.clearScreen + StatusWatch.Terminal.home))
+        #expect(StatusWatchTests.shown(again).contains("docs  idle  rev 7  /home/ann/Docs"))
+        #expect(try watch.update(report, at: .milliseconds(1500)) == nil, "calm again after")
+    }
+
     @Test func aRetryReplySaysWhatItRetried() {
         #expect(RetryReply(folders: ["docs"], paths: 1).said == "retrying now: docs (1 path)")
         #expect(RetryReply(folders: ["docs", "photos"], paths: 0).said == "retrying now: docs, photos (0 paths)")
