@@ -145,8 +145,11 @@ public struct RetryReply: Codable, Sendable, Equatable {
 extension RetryReply {
     /// What `syncctl retry` (of a folder, or all) says: `retrying now: docs (1 path)`.
     public var said: String {
-        "retrying now: " + folders.joined(separator: ", ") + " (\(paths == 1 ? "1 path" : "\(paths) paths"))"
+        "retrying now: " + folders.joined(separator: ", ") + " (\(pathsSaid))"
     }
+
+    /// `1 path`, `3 paths`.
+    public var pathsSaid: String { paths == 1 ? "1 path" : "\(paths) paths" }
 }
 
 /// Answer of `approve-deletes`.

@@ -149,7 +149,6 @@ struct Retry: AsyncParsableCommand {
     func run() async throws {
         do {
             let client = try daemon.client(inheriting: root.daemon)
-            let paths: (Int) -> String = { $0 == 1 ? "1 path" : "\($0) paths" }
             guard let path else {
                 Exit.out(try await client.retry(folder: folder).said)
                 return
@@ -160,10 +159,10 @@ struct Retry: AsyncParsableCommand {
             guard let relative = reply.path else {
                 Exit.fail(
                     "syncctl: this syncd does not know --path (restart it after the upgrade); it retried all of "
-                        + reply.folders.joined(separator: ", ") + " (\(paths(reply.paths)))", code: 1)
+                        + reply.folders.joined(separator: ", ") + " (\(reply.pathsSaid))", code: 1)
             }
             let name = (reply.folders.first ?? "") + (relative.isEmpty ? "" : ":" + relative)
-            Exit.out(reply.paths == 0 ? "nothing waits for a retry at \(name)" : "retrying now: \(name) (\(paths(reply.paths)))")
+            Exit.out(reply.paths == 0 ? "nothing waits for a retry at \(name)" : "retrying now: \(name) (\(reply.pathsSaid))")
         } catch let failure as ControlClient.Failure { Exit.fail(failure) }
     }
 }
