@@ -244,4 +244,25 @@ struct SafetyTests {
         try await d.waitUntil(.error)
         #expect(try await rig.server.client(credential: rig.credential).tree(folder: "docs") .mapValues(\.contentHash) == expected)
     }
+
+    /// The same when the daemon stopped between the server's commit and its record here:
+    /// at the restart only the commit outbox says the server has the file, and the first
+    /// scan runs before the outbox is sent again. (It deleted nothing then either, but it
+    /// took the empty root as deletes, held as a wave: seen once in CI.)
+    @Test func anEmptiedRootWhoseCommitWasNeverRecordedDeletesNothing() async throws {
+        let rig = try await Rig.start("emptied-unrecorded", startDaemon: false)
+        defer { rig.stop() }
+        let d = rig.daemon
+        try await d.start(environment: ["SYNCD_CRASH_POINT": "after-commit:keep.txt"])
+        try writeFile(d.path("keep.txt"), "kept")
+        #expect(try await d.waitForExit(timeout: .seconds(30)), "the crash point did not fire")
+        let expected = ["keep.txt": contentHash("kept")]
+        try await rig.waitForServerTree(expected)
+        try FileManager.default.removeItem(atPath: d.path("keep.txt"))
+        try await d.start(waitUntilRunning: false)
+        try await d.waitUntil(.error)
+        let errors = try await d.status()?.errors.map(\.message) ?? []
+        #expect(errors.contains { $0.contains("is empty but 1 synced entries are known") }, "\(errors)")
+        #expect(try await rig.server.client(credential: rig.credential).tree(folder: "docs").mapValues(\.contentHash) == expected)
+    }
 }

@@ -27,8 +27,8 @@ extension FolderScanner {
                 stagingCleared = true
             }
             var baseline = try known.get()
-            if scanned.items.isEmpty && baseline.liveBaseCount > 0 {
-                problems.rootProblem = "folder root \(root) is empty but \(baseline.liveBaseCount) synced entries are known; "
+            if scanned.items.isEmpty && baseline.syncedEntryCount > 0 {
+                problems.rootProblem = "folder root \(root) is empty but \(baseline.syncedEntryCount) synced entries are known; "
                     + "syncing paused, nothing is deleted on the server"
                 logger.error("folder root suddenly empty", metadata: ["folder": "\(folder)"])
                 return

@@ -23,6 +23,14 @@ struct ScanBaseline: Sendable {
     private(set) var positions: [String: Int] = [:]
     /// How many known paths the server has live.
     private(set) var liveBaseCount = 0
+    /// Paths this device put on the server in a commit whose reply is not recorded yet (the
+    /// outbox: a stop or a lost reply came between), with no live base here: read in the same
+    /// snapshot as the bases, so a commit recorded meanwhile is counted once, as a base.
+    var unrecordedLiveCount = 0
+
+    /// Entries the server has, or may have, from this folder: a root found empty while some
+    /// are known is not taken as deletes.
+    var syncedEntryCount: Int { liveBaseCount + unrecordedLiveCount }
 
     init() {}
 
