@@ -86,7 +86,7 @@ struct Rig {
         var lines: [String] = []
         for entry in try await client.changes(folder: folder, since: 0, limit: 10_000).entries {
             for version in try await client.history(folder: folder, path: entry.path) {
-                lines.append("rev \(version.rev) \(version.path) \(version.deleted ? "deleted" : version.kind.rawValue)")
+                lines.append("rev \(version.rev) \(version.path) \(version.deleted ? "deleted" : version.kind.rawValue) \(version.contentHash.prefix(12))")
             }
         }
         return lines.sorted().joined(separator: "\n")
