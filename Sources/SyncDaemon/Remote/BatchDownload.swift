@@ -22,9 +22,10 @@ struct BatchDownload: Sendable {
     /// A file of at most this size may be downloaded in a batch.
     static let batchFileLimit: Int64 = 1 << 20
     /// A batch holds at most this many files (one syncfs and one index commit for the lot, which
-    /// records the batch before it as landed too; 2048 was slower on this disk: see
-    /// docs/benchmarks.md, session 13)…
-    static let batchMaxFiles = 256
+    /// records an earlier batch as landed too; 512 was 5 % faster than 256 on a fresh file
+    /// system, session 38; 2048 was slower on a file system without a journal that had just
+    /// deleted many files: see docs/benchmarks.md, session 13)…
+    static let batchMaxFiles = 512
     /// …at most this many bytes (they are held in memory until staged)…
     static let batchMaxBytes: Int64 = 32 << 20
     /// …and files in at most this many directories (each held open until its files are placed).
@@ -63,10 +64,21 @@ struct BatchDownload: Sendable {
         var isEmpty: Bool { files.isEmpty }
         fileprivate var directories: [DirectoryHandle] { files.map(\.directory) }
 
+        /// The files of both, to be recorded as landed together.
+        func adding(_ other: Landing) -> Landing { Landing(files: files + other.files) }
+
         /// The records that say these files landed (their stat since the rename).
         fileprivate var landed: [LandedDownload] {
             files.map { entry, stat, _ in LandedDownload(local: entry.localRecord(stat: stat), base: entry.baseRecord) }
         }
+    }
+
+    /// A staged batch made durable and recorded (`record`), its renames not made yet (`rename`).
+    struct Recorded: Sendable {
+        /// Those whose records were written (the rest were planned again: `others`).
+        fileprivate var files: [Placement] = []
+        fileprivate var fresh: [String] = []
+        fileprivate var others: [WireEntry] = []
     }
 
     /// The first half of applying a group of batchable entries. Those that plan as a download
@@ -84,25 +96,30 @@ struct BatchDownload: Sendable {
         return staged
     }
 
-    /// The second half: makes the staged files durable, records them, renames them into
-    /// place; records what the batch before placed as landed (`previous`) in the same
-    /// transaction, after the same `syncfs`. Returns the entries left for the one-by-one way
-    /// (`RemoteApplier.applyOne`, in page order, before the next batch is placed): those the
-    /// batch did not stage, and those it could not place (their place taken meanwhile, a
-    /// newer revision recorded meanwhile, their directory moved meanwhile); and what this
-    /// batch placed, to be recorded as landed by the next one.
-    func place(_ staged: Staged, after previous: Landing, into outcome: inout Outcome) async
-        -> (others: [WireEntry], landing: Landing)
-    {
-        var others = staged.others
+    /// The second half, first part: makes the staged files durable and records them (each only
+    /// over the base it was planned against); records what the batch before placed as landed
+    /// (`previous`) in the same transaction, after the same `syncfs`. Nothing is renamed yet
+    /// (`rename`), so the next batch may be recorded while this one's renames are made.
+    func record(_ staged: Staged, after previous: Landing, into outcome: inout Outcome) -> Recorded {
+        var batch = Recorded(fresh: staged.fresh, others: staged.others)
         if let error = staged.retryLater { outcome.retryLater = error }
-        var landing = Landing()
         if staged.files.isEmpty {
             record(previous, into: &outcome)
         } else {
-            landing = placeFiles(staged.files, after: previous, others: &others, into: &outcome)
+            batch.files = recordFiles(staged.files, after: previous, others: &batch.others, into: &outcome)
         }
-        if !staged.fresh.isEmpty { await progress.end(paths: staged.fresh) }
+        return batch
+    }
+
+    /// The second half, second part: renames a recorded batch's files into place. Returns the
+    /// entries left for the one-by-one way (`RemoteApplier.applyOne`, in page order): those
+    /// the batch did not stage, and those it could not place (their place taken meanwhile, a
+    /// newer revision recorded meanwhile, their directory moved meanwhile); and what this
+    /// batch placed, to be recorded as landed by a later batch (after its `syncfs`).
+    func rename(_ batch: Recorded, into outcome: inout Outcome) async -> (others: [WireEntry], landing: Landing) {
+        var others = batch.others
+        let landing = batch.files.isEmpty ? Landing() : renameFiles(batch.files, others: &others, into: &outcome)
+        if !batch.fresh.isEmpty { await progress.end(paths: batch.fresh) }
         return (others, landing)
     }
 
@@ -268,13 +285,13 @@ struct BatchDownload: Sendable {
         return shards.filter { !$0.isEmpty }
     }
 
-    /// Makes the staged files (and `previous`'s renames) durable, records them (each only over
-    /// the base it was planned against, and `previous` as landed) and renames them into place.
-    /// Returns the files placed, not yet recorded as landed.
-    private func placeFiles(
+    /// Makes the staged files (and `previous`'s renames) durable and records them (each only
+    /// over the base it was planned against, and `previous` as landed). Returns the files
+    /// recorded; the others are discarded and left for the one-by-one way.
+    private func recordFiles(
         _ staged: [Placement], after previous: Landing, others: inout [WireEntry],
         into outcome: inout Outcome
-    ) -> Landing {
+    ) -> [Placement] {
         var updates: [GuardedUpdate] = []
         for (file, base, local) in staged {
             var update = IndexUpdate()
@@ -296,10 +313,26 @@ struct BatchDownload: Sendable {
             for (file, _, _) in staged { assembler.discard(file) }
             others.append(contentsOf: staged.map(\.file.entry))
             landed(previous, failedWith: error, into: &outcome)
-            return Landing()
+            return []
         }
         landed(previous, into: &outcome)
-        CrashPoint.reached(.beforeRename, paths: Array(recorded))
+        var kept: [Placement] = []
+        for placement in staged {
+            guard recorded.contains(placement.file.entry.path) else {
+                applier.logger.trace("batch download not recorded: planned again", metadata: ["path": "\(placement.file.entry.path)"])
+                // A push recorded a newer revision of the path meanwhile: plan it again.
+                assembler.discard(placement.file)
+                others.append(placement.file.entry)
+                continue
+            }
+            kept.append(placement)
+        }
+        return kept
+    }
+
+    /// Renames recorded files into place. Returns those placed, not yet recorded as landed.
+    private func renameFiles(_ staged: [Placement], others: inout [WireEntry], into outcome: inout Outcome) -> Landing {
+        CrashPoint.reached(.beforeRename, paths: staged.map(\.file.entry.path))
         // While a move of this device is queued, the events of what lands are journaled as
         // usual: the move re-keys the records below its source when it commits, and a file
         // this batch re-created there must then be looked at again (else the index forgets it).
@@ -309,13 +342,6 @@ struct BatchDownload: Sendable {
         // Each directory is checked once, just before the first rename into it.
         var inPlace: [ObjectIdentifier: Bool] = [:]
         for (file, base, local) in staged {
-            guard recorded.contains(file.entry.path) else {
-                applier.logger.trace("batch download not recorded: planned again", metadata: ["path": "\(file.entry.path)"])
-                // A push recorded a newer revision of the path meanwhile: plan it again.
-                assembler.discard(file)
-                others.append(file.entry)
-                continue
-            }
             do {
                 let directory = ObjectIdentifier(file.target.directory)
                 let there = inPlace[directory] ?? assembler.isInPlace(file)

@@ -3,24 +3,36 @@ import SyncCore
 /// Batches of small downloads in page order, each one's chunks fetched while the batch
 /// before it is planned and staged, and each one placed while the batch after it is staged:
 /// the network, the server, the staging (mostly the kernel creating files) and the placing
-/// (mostly waiting for the disk: a `syncfs`, one index commit) work side by side instead
-/// of in turn. Batches are placed one at a time, in page order. Only the chunks of files
-/// that will likely download into an empty place are fetched ahead (no local record,
-/// nothing at the path): the rest are planned first, as before. At most two batches'
-/// chunks are held (`batchMaxBytes` each) and two batches staged, and the fetch ahead has
-/// half of `max_concurrent` (the batch being staged may fetch too). What a batch placed is
-/// recorded as landed by the next one's transaction, after the next one's `syncfs` made its
-/// renames durable, and the last batch's at the end (`BatchDownload.Landing`).
+/// (mostly waiting for the disk: a `syncfs`, one index commit, the renames) work side by
+/// side instead of in turn. Placing is two steps, `record` (the `syncfs` and the index
+/// commit) and `rename`; batches are recorded one at a time, in page order, and a batch is
+/// recorded while the renames of the one before it are made. Only the chunks of files that
+/// will likely download into an empty place are fetched ahead (no local record, nothing at
+/// the path): the rest are planned first, as before. At most two batches' chunks are held
+/// (`batchMaxBytes` each) and two batches staged, and the fetch ahead has half of
+/// `max_concurrent` (the batch being staged may fetch too). What a batch placed is recorded
+/// as landed by the transaction of the batch after the next (the first whose `syncfs` comes
+/// after all of its renames), or at the end (`BatchDownload.Landing`).
 struct BatchPipeline {
+    typealias Placed = (outcome: RemoteApplier.Outcome, others: [WireEntry], landing: BatchDownload.Landing)
+
+    /// A batch being placed: its record, then its renames (which carry the record's outcome).
+    private struct Placing {
+        let recorded: Task<(RemoteApplier.Outcome, BatchDownload.Recorded), Never>
+        let renamed: Task<Placed, Never>
+    }
+
     let applier: RemoteApplier
     let device: String
     let stamp: String
     /// The next batch, its chunks on their way.
     private var waiting: (entries: [WireEntry], chunks: Task<ChunkFetcher.Fetched, Never>)?
-    /// The batch before it, being placed; what that finds is merged when it is done, and
-    /// what it leaves is applied one by one then.
-    private var placing: Task<(outcome: RemoteApplier.Outcome, others: [WireEntry], landing: BatchDownload.Landing), Never>?
-    /// What the batch placed last renamed into place, not yet recorded as landed.
+    /// The batch placed last; what it finds is merged when it is done, and what it leaves
+    /// is applied one by one then.
+    private var placing: Placing?
+    /// The batch before it, whose renames may still be under way.
+    private var renaming: Task<Placed, Never>?
+    /// What batches placed, renamed, not yet recorded as landed.
     private var landing = BatchDownload.Landing()
 
     init(applier: RemoteApplier, device: String, stamp: String) {
@@ -41,16 +53,21 @@ struct BatchPipeline {
     }
 
     /// Applies every batch (before an entry that may not pass them, and at the end), the
-    /// last one recorded as landed too.
+    /// last ones recorded as landed too.
     mutating func flush(into outcome: inout RemoteApplier.Outcome) async {
         await stageWaiting(into: &outcome)
-        await finishPlacing(into: &outcome)
+        await finishRenaming(into: &outcome)
+        if let last = placing {
+            placing = nil
+            renaming = last.renamed
+            await finishRenaming(into: &outcome)
+        }
         BatchDownload(applier: applier).record(landing, into: &outcome)
         landing = BatchDownload.Landing()
     }
 
     /// Stages the batch waiting, if any, while the one before it is placed; then places it
-    /// once that is done.
+    /// once that one is recorded and the one before that is renamed.
     private mutating func stageWaiting(into outcome: inout RemoteApplier.Outcome) async {
         guard let (entries, chunks) = waiting else { return }
         waiting = nil
@@ -58,25 +75,39 @@ struct BatchPipeline {
         let fetched = await withTaskCancellationHandler { await chunks.value } onCancel: { chunks.cancel() }
         let download = BatchDownload(applier: applier)
         let staged = await download.stage(entries, prefetched: fetched)
-        await finishPlacing(into: &outcome)
+        // Recorded one at a time, in page order; and only after the renames of what the
+        // transaction records as landed (so its `syncfs` makes them durable).
+        if let before = placing {
+            placing = nil
+            _ = await before.recorded.value
+            await finishRenaming(into: &outcome)
+            renaming = before.renamed
+        }
         let previous = landing
         landing = BatchDownload.Landing()
-        placing = Task {
+        let recording = Task {
             var outcome = RemoteApplier.Outcome()
-            let (others, landing) = await download.place(staged, after: previous, into: &outcome)
+            let batch = download.record(staged, after: previous, into: &outcome)
+            return (outcome, batch)
+        }
+        let renamed = Task { () -> Placed in
+            var (outcome, batch) = await recording.value
+            let (others, landing) = await download.rename(batch, into: &outcome)
             return (outcome, others, landing)
         }
+        placing = Placing(recorded: recording, renamed: renamed)
     }
 
-    /// Waits for the batch being placed, if any, adds what it found to `outcome`, and applies
-    /// what it left one by one. (Not beside the next batch's staging: those may be network
-    /// downloads of any length, and requests beyond `max_concurrent`.)
-    private mutating func finishPlacing(into outcome: inout RemoteApplier.Outcome) async {
-        guard let task = placing else { return }
-        placing = nil
+    /// Waits for the renames of the batch before the one placed last, if any, adds what it
+    /// found to `outcome`, and applies what it left one by one. (Not beside the next batch's
+    /// staging: those may be network downloads of any length, and requests beyond
+    /// `max_concurrent`.)
+    private mutating func finishRenaming(into outcome: inout RemoteApplier.Outcome) async {
+        guard let task = renaming else { return }
+        renaming = nil
         let placed = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
         outcome.merge(placed.outcome)
-        landing = placed.landing
+        landing = landing.adding(placed.landing)
         for entry in placed.others { await applier.applyOne(entry, device: device, stamp: stamp, into: &outcome) }
     }
 
