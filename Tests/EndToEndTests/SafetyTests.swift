@@ -247,8 +247,8 @@ struct SafetyTests {
 
     /// The same when the daemon stopped between the server's commit and its record here:
     /// at the restart only the commit outbox says the server has the file, and the first
-    /// scan runs before the outbox is sent again. (It deleted nothing then either, but it
-    /// took the empty root as deletes, held as a wave: seen once in CI.)
+    /// scan runs before the outbox is sent again. (It took the empty root as deletes: in CI,
+    /// of 5 files, held as a wave; of one file, as here, pushed: the daemon went on to idle.)
     @Test func anEmptiedRootWhoseCommitWasNeverRecordedDeletesNothing() async throws {
         let rig = try await Rig.start("emptied-unrecorded", startDaemon: false)
         defer { rig.stop() }

@@ -115,6 +115,29 @@ struct RetryNowTests {
     }
 }
 
+/// A running op's tries start over with a retry (`TransferQueue.triesStartOver` does the
+/// same for the count the queue read at its claim).
+struct RetryNowRunningTests {
+    /// Failed five times, running when `retry --path a` comes: a fails again and its next
+    /// claim counts one try, not six; b, outside the path, keeps its count.
+    @Test func aRetryOfARunningOpStartsItsTriesOver() throws {
+        let (index, tmp) = try JournalTests.store()
+        defer { tmp.remove() }
+        try index.journal.enqueue(folder: "f", paths: ["a", "b"])
+        let failed = DaemonError(.serverUnreachable, "down")
+        for _ in 0..<5 {
+            #expect(try index.journal.claim(folder: "f", limit: 10).count == 2)
+            try index.journal.reschedule(folder: "f", paths: ["a", "b"], error: failed, retryAt: Date(timeIntervalSinceNow: -1))
+        }
+        let running = try index.journal.claim(folder: "f", limit: 10)
+        #expect(running.map(\.attempts) == [5, 5])
+        _ = try index.journal.retryNow(folder: "f", under: "a", isIgnored: { _, _ in false })
+        try index.journal.reschedule(folder: "f", paths: ["a", "b"], error: failed, retryAt: Date(timeIntervalSinceNow: -1))
+        let next = Dictionary(uniqueKeysWithValues: try index.journal.claim(folder: "f", limit: 10).map { ($0.path, $0.attempts) })
+        #expect(next == ["a": 1, "b": 6])
+    }
+}
+
 /// What `retry` leaves alone among the pushes that failed for good.
 struct RetryNowLeavesAloneTests {
     /// A path the ignore rules now skip is not pushed (its error goes), a held delete stays

@@ -3,8 +3,8 @@ import Logging
 
 extension Daemon {
     /// Raises the soft limit on open files to the hard one: each folder keeps the directories
-    /// of three download batches open (one placed while the next is staged, and the one
-    /// before, until its renames are durable and recorded: up to 3 × 256),
+    /// of up to four download batches open (one staged, one recorded or renamed, and the two
+    /// before it until their renames are durable and recorded: up to 4 × 256),
     /// besides its database, watches and connections, and the usual soft default (1024) is
     /// low for several folders at once. (Past the limit a file goes the one-by-one way.)
     static func raiseOpenFileLimit(logger: Logger) {

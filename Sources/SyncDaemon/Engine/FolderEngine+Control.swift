@@ -36,7 +36,7 @@ extension FolderEngine {
         logger.info(
             "retry asked for", metadata: ["folder": "\(id)", "path": "\(under ?? "")", "pushes": "\(pushes)", "remote": "\(remote)"])
         if under == nil { await feed.retryNow() }
-        await queue.retryNow()
+        await queue.retryNow(under: under)
         return pushes + remote
     }
 

@@ -16,16 +16,24 @@ extension JournalStore {
     public func retryNow(folder: String, under: String? = nil, now: Date = Date(), isIgnored: (String, Bool) -> Bool) throws -> Int {
         let t = now.timeIntervalSince1970
         return try pool.write { db in
-            var sql = "UPDATE journal SET next_attempt_at = ?, attempts = 0 WHERE folder_id = ? AND state = 'pending' AND next_attempt_at > ?"
-            var arguments: StatementArguments = [t, folder, t]
+            var within = ""
+            var withinArguments: StatementArguments = []
             if let under {
                 // The moves away from the subtree too: a departure made due alone would go up
                 // first, as a delete, and its move as new content.
-                sql += " AND (path = ? OR (path >= ? AND path < ?) OR move_from = ? OR (move_from >= ? AND move_from < ?))"
-                arguments += [under, under + "/", under + "0", under, under + "/", under + "0"]
+                within = " AND (path = ? OR (path >= ? AND path < ?) OR move_from = ? OR (move_from >= ? AND move_from < ?))"
+                withinArguments = [under, under + "/", under + "0", under, under + "/", under + "0"]
             }
-            try db.execute(sql: sql, arguments: arguments)
+            try db.execute(
+                sql: "UPDATE journal SET next_attempt_at = ?, attempts = 0 WHERE folder_id = ? AND state = 'pending' AND next_attempt_at > ?"
+                    + within,
+                arguments: [t, folder, t] + withinArguments)
             var count = db.changesCount
+            // Those running now start their tries over too if they fail (the queue's own count,
+            // read at their claim, is reset by `TransferQueue.retryNow`).
+            try db.execute(
+                sql: "UPDATE journal SET attempts = 0 WHERE folder_id = ? AND state = 'running'" + within,
+                arguments: [folder] + withinArguments)
             let failed = try Row.fetchAll(
                 db,
                 sql: """

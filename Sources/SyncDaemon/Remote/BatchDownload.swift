@@ -5,8 +5,8 @@ import SyncCore
 /// Small new files of a feed page arrive together: their chunks come in a few batched
 /// requests, they are staged, made durable with one `syncfs` (a file system), recorded in one
 /// transaction and renamed into place; they are recorded as landed once a later barrier
-/// made the renames durable too: the next batch's `syncfs`, whose transaction records them, or
-/// one of their own at the end (`Landing`). One file at a time paid a request, an fsync and
+/// made the renames durable too: the `syncfs` of a later batch (the first recorded once they
+/// are all renamed), whose transaction records them, or one of their own at the end (`Landing`). One file at a time paid a request, an fsync and
 /// three index commits each (decision 0010).
 struct BatchDownload: Sendable {
     let applier: RemoteApplier
@@ -41,7 +41,8 @@ struct BatchDownload: Sendable {
     typealias Placement = (file: StagedFile, base: BaseRecord?, local: LocalRecord?)
 
     /// A group of batchable entries planned, fetched and staged (`stage`), waiting to be
-    /// placed (`place`). A pipeline places one group while it stages the next.
+    /// recorded (`record`) and renamed into place (`rename`). A pipeline places one group
+    /// while it stages the next.
     struct Staged: Sendable {
         fileprivate var files: [Placement] = []
         /// The paths taken the batch way, shown in progress until placed.
@@ -56,8 +57,9 @@ struct BatchDownload: Sendable {
     /// until a barrier made the renames durable, and the records that say they landed (their
     /// stat since the rename, the intents dropped) are written after it. A kill -9 or a power
     /// cut before that leaves intents, and the next start finds the files landed, or puts the
-    /// records back where the rename was lost. The next batch's `place` records them in its
-    /// transaction, after its `syncfs`; the last one's, `record(_:into:)`.
+    /// records back where the rename was lost. A later batch's `record` writes them in its
+    /// transaction, after its `syncfs` (`BatchPipeline` says which); the last ones',
+    /// `record(_:into:)`.
     struct Landing: Sendable {
         fileprivate var files: [(entry: WireEntry, stat: FileStat, directory: DirectoryHandle)] = []
 
@@ -107,6 +109,7 @@ struct BatchDownload: Sendable {
             record(previous, into: &outcome)
         } else {
             batch.files = recordFiles(staged.files, after: previous, others: &batch.others, into: &outcome)
+            applier.logger.debug("recorded a batch of small downloads", metadata: ["files": "\(batch.files.count)"])
         }
         return batch
     }

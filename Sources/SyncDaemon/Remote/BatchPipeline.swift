@@ -9,7 +9,7 @@ import SyncCore
 /// recorded while the renames of the one before it are made. Only the chunks of files that
 /// will likely download into an empty place are fetched ahead (no local record, nothing at
 /// the path): the rest are planned first, as before. At most two batches' chunks are held
-/// (`batchMaxBytes` each) and two batches staged, and the fetch ahead has half of
+/// (`batchMaxBytes` each) and three batches staged or placed, and the fetch ahead has half of
 /// `max_concurrent` (the batch being staged may fetch too). What a batch placed is recorded
 /// as landed by the transaction of the batch after the next (the first whose `syncfs` comes
 /// after all of its renames), or at the end (`BatchDownload.Landing`).
@@ -91,8 +91,9 @@ struct BatchPipeline {
             return (outcome, batch)
         }
         let renamed = Task { () -> Placed in
-            var (outcome, batch) = await recording.value
-            let (others, landing) = await download.rename(batch, into: &outcome)
+            let recorded = await recording.value
+            var outcome = recorded.0
+            let (others, landing) = await download.rename(recorded.1, into: &outcome)
             return (outcome, others, landing)
         }
         placing = Placing(recorded: recording, renamed: renamed)

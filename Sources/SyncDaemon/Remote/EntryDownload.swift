@@ -69,7 +69,7 @@ struct EntryDownload: Sendable {
                     // Its rename's event is an echo, as a batch's are (`DownloadEchoes`): else the
                     // event, read before the landed record below is written, finds the record of
                     // the staged file (whose ctime the rename changes) and the file is read again.
-                    // Not while a move of ours is queued (see `BatchDownload.place`); unknown: journaled.
+                    // Not while a move of ours is queued (see `BatchDownload.rename`); unknown: journaled.
                     let moving: Bool
                     do { moving = try index.journal.hasPendingMove(folder: folder) } catch { moving = true }
                     if !moving { echoes.expect(path, stat: staged) }

@@ -174,6 +174,11 @@ extension TransferQueue {
 
     func record(_ result: PushBatchResult, ops: [JournalOp]) {
         var result = result
+        // A retry asked while they ran: a failure's backoff starts from the first try again.
+        var ops = ops
+        if !triesStartOver.isEmpty {
+            for i in ops.indices where triesStartOver.remove(ops[i].path) != nil { ops[i].attempts = 0 }
+        }
         // An op the batch gave no fate (none should be left so) is looked at again shortly.
         for op in ops where result.fates[op.path] == nil {
             logger.error("a pushed path was left without an outcome; retrying it", metadata: ["path": "\(op.path)"])

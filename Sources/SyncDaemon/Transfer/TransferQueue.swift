@@ -21,6 +21,9 @@ public actor TransferQueue {
 
     var waiters = PushWaiters()
     var running: Set<String> = []
+    /// Running ops a `syncctl retry` came for: if they fail, their tries start over (their
+    /// backoff was read at their claim).
+    var triesStartOver: Set<String> = []
     /// Ops whose outcome could not be recorded nor their rows put back (index disk full):
     /// put back before the next batch.
     var unrecorded: Set<String> = []
@@ -184,8 +187,10 @@ public actor TransferQueue {
     }
 
     /// `syncctl retry` (the journal's ops already made due): an outbox replay waiting out
-    /// its backoff tries now, and the bulk lane looks at the journal again.
-    func retryNow() {
+    /// its backoff tries now, and the bulk lane looks at the journal again. The ops running
+    /// now (at or below `under`, when given) start their tries over if they fail.
+    func retryNow(under: String? = nil) {
+        triesStartOver.formUnion(running.filter { path in under.map { path == $0 || path.hasPrefix($0 + "/") } ?? true })
         if replayRound > 0 { retryAlarm.ring() }
         wake?.yield()
     }
