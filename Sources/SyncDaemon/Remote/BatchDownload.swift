@@ -218,6 +218,9 @@ struct BatchDownload: Sendable {
                 if let error = fetched.error, error.kind == .transient {
                     staged.retryLater = error
                 } else {
+                    applier.logger.debug(
+                        "a batch download's chunks did not all come; it goes one by one",
+                        metadata: ["path": "\(item.entry.path)", "error": "\(fetched.error.map { "\($0)" } ?? "not sent")"])
                     staged.others.append(item.entry)
                 }
                 continue
