@@ -25,8 +25,8 @@ struct CrashRecoveryTests {
         try await rig.server.start()
         try await d.start()
         try await rig.waitForServerTree(expected)
-        let first = try await rig.folderRev()
-        if first != 200 { Issue.record("folder rev \(first), not 200: \(try await Self.repeats(rig))") }
+        let first = try await Self.unexpectedVersions(rig)
+        if !first.isEmpty { Issue.record("versions beyond one per file: \(first.prefix(10)): \(try await Self.repeats(rig))") }
 
         // Phase 2: the server is up; kill the daemon in the middle of pushing 200 more.
         for i in 200..<400 {
@@ -38,10 +38,28 @@ struct CrashRecoveryTests {
         try await d.start()
         try await rig.waitForServerTree(expected)
         try await eventually("folder idle") { try await d.status()?.state == .idle }
-        let second = try await rig.folderRev()
-        if second != 400 {
-            Issue.record("folder rev \(second), not 400 (each file version committed exactly once): \(try await Self.repeats(rig))")
+        let second = try await Self.unexpectedVersions(rig)
+        if !second.isEmpty {
+            Issue.record("versions beyond one per file (each committed exactly once): \(second.prefix(10)): \(try await Self.repeats(rig))")
         }
+    }
+
+    /// Each file is written once (open, one write, close): its versions on the server must be
+    /// its content, once, after at most one empty version. (A writer descheduled between its
+    /// open and its write for longer than `settle`, on a loaded machine, has the empty file
+    /// committed first: a version of its own, not a repeat. CI saw it: f38.txt, rev 1 empty.)
+    /// Returns the paths whose versions are anything else, with their content hashes.
+    static func unexpectedVersions(_ rig: Rig) async throws -> [String] {
+        let client = rig.server.client(credential: rig.credential)
+        let empty = Hashing.contentHash(chunks: [])
+        var unexpected: [String] = []
+        for entry in try await client.changes(folder: rig.folder, since: 0, limit: 10_000).entries {
+            let hashes = try await client.history(folder: rig.folder, path: entry.path).sorted { $0.rev < $1.rev }
+                .map { $0.deleted ? "deleted" : $0.contentHash }
+            let ok = hashes.count == 1 || (hashes.count == 2 && hashes[0] == empty && hashes[1] != empty)
+            if !ok { unexpected.append("\(entry.path): \(hashes.map { $0.prefix(12) })") }
+        }
+        return unexpected
     }
 
     /// For a failure message: the paths the server keeps more than one version of, and what

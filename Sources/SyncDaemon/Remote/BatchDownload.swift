@@ -99,7 +99,7 @@ struct BatchDownload: Sendable {
     }
 
     /// The second half, first part: makes the staged files durable and records them (each only
-    /// over the base it was planned against); records what the batch before placed as landed
+    /// over the base it was planned against); records what an earlier batch placed as landed
     /// (`previous`) in the same transaction, after the same `syncfs`. Nothing is renamed yet
     /// (`rename`), so the next batch may be recorded while this one's renames are made.
     func record(_ staged: Staged, after previous: Landing, into outcome: inout Outcome) -> Recorded {
