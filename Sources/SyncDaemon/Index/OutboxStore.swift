@@ -38,11 +38,14 @@ struct OutboxStore: Sendable {
     }
 
     func contents(folder: String) throws -> Contents {
-        let rows = try pool.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT commit_id, changes FROM commit_outbox WHERE folder_id = ? ORDER BY created_at, commit_id",
-                arguments: [folder])
-        }
+        try pool.read { db in try Self.contents(folder: folder, in: db) }
+    }
+
+    /// The same, read in a transaction of the caller's (the scan reads it with the bases).
+    static func contents(folder: String, in db: Database) throws -> Contents {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT commit_id, changes FROM commit_outbox WHERE folder_id = ? ORDER BY created_at, commit_id",
+            arguments: [folder])
         var contents = Contents()
         for row in rows {
             let id: String = try row.indexValue("commit_id", table: Self.table)

@@ -56,26 +56,14 @@ extension RecordStore {
         }
     }
 
-    /// The paths the outbox's commits put on the server live (nothing read when it is empty,
-    /// as it nearly always is).
+    /// The paths the outbox's commits put on the server live. A row no release can read is
+    /// set aside by the next outbox round (logged there), and what it held is never recorded:
+    /// its paths count as never synced.
     private func unrecordedLivePaths(folder: String, in db: Database) throws -> Set<String> {
-        let rows = try Row.fetchCursor(
-            db, sql: "SELECT changes FROM commit_outbox WHERE folder_id = ? ORDER BY created_at, commit_id", arguments: [folder])
         var paths = Set<String>()
-        while let row = try rows.next() {
-            let changes: [CommitChange]
-            do {
-                let json: String = try row.indexValue(at: 0, "changes", table: OutboxStore.table)
-                changes = try IndexValue.json([CommitChange].self, from: json, table: OutboxStore.table, column: "changes")
-            } catch {
-                // A row no release can read is set aside by the next outbox round (logged
-                // there), and what it held is never recorded: its paths count as never synced.
-                continue
-            }
-            for change in changes {
-                if let from = change.moveFrom { paths.remove(from) }
-                if change.deleted { paths.remove(change.path) } else { paths.insert(change.path) }
-            }
+        for change in try OutboxStore.contents(folder: folder, in: db).commits.flatMap(\.changes) {
+            if let from = change.moveFrom { paths.remove(from) }
+            if change.deleted { paths.remove(change.path) } else { paths.insert(change.path) }
         }
         return paths
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SyncCore
 
 /// `syncctl retry`: the pushes waiting out a backoff are due now, and paths whose push
 /// failed for good (shown until they change) are pushed once more: the user fixed what was
@@ -48,7 +49,7 @@ extension JournalStore {
                 let path: String = try row.indexValue("path", table: PathErrorStore.table)
                 let wasDirectory: Bool? = try row.indexValue("was_directory", table: PathErrorStore.table, path: path)
                 return (path, wasDirectory ?? false)
-            }.filter { failed in under.map { failed.0 == $0 || failed.0.hasPrefix($0 + "/") } ?? true }
+            }.filter { failed in under.map { RelativePath.isWithin(failed.0, $0) } ?? true }
             let push = try db.cachedStatement(sql: Self.lookAgain)
             let shownAsRetried = try db.cachedStatement(sql: "UPDATE path_errors SET retry_at = ? WHERE folder_id = ? AND path = ?")
             let forget = try db.cachedStatement(sql: "DELETE FROM path_errors WHERE folder_id = ? AND path = ?")

@@ -190,7 +190,7 @@ public actor TransferQueue {
     /// its backoff tries now, and the bulk lane looks at the journal again. The ops running
     /// now (at or below `under`, when given) start their tries over if they fail.
     func retryNow(under: String? = nil) {
-        triesStartOver.formUnion(running.filter { path in under.map { path == $0 || path.hasPrefix($0 + "/") } ?? true })
+        triesStartOver.formUnion(running.filter { path in under.map { RelativePath.isWithin(path, $0) } ?? true })
         if replayRound > 0 { retryAlarm.ring() }
         wake?.yield()
     }

@@ -176,12 +176,7 @@ final class DaemonProcess: @unchecked Sendable {
 
     var terminationStatus: Int32? { process.flatMap { $0.isRunning ? nil : $0.terminationStatus } }
 
-    /// The log so far, read leniently: a read that meets a character half written (or a name
-    /// that is not UTF-8) must not come back empty, as a strict decoding did.
-    var log: String {
-        guard let data = FileManager.default.contents(atPath: dir + "/syncd.log") else { return "" }
-        return String(decoding: data, as: UTF8.self)
-    }
+    var log: String { logText(atPath: dir + "/syncd.log") }
 
     func path(_ relative: String) -> String { folderPath + "/" + relative }
 }

@@ -211,12 +211,7 @@ final class ServerProcess: @unchecked Sendable {
         if await process?.end(hard: false) == true { process = nil }
     }
 
-    /// The log so far, read leniently: a read that meets a character half written (or a name
-    /// that is not UTF-8) must not come back empty, as a strict decoding did.
-    var log: String {
-        guard let data = FileManager.default.contents(atPath: dir + "/server.log") else { return "" }
-        return String(decoding: data, as: UTF8.self)
-    }
+    var log: String { logText(atPath: dir + "/server.log") }
 
     /// The running process's id (0 when it is not running).
     var pid: Int32 { process?.processIdentifier ?? 0 }
